@@ -1,0 +1,170 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// Category groups pets.
+type Category struct {
+	ID          int64   `db:"id" json:"id"`
+	Name        string  `db:"name" json:"name"`
+	Description *string `db:"description" json:"description,omitempty"`
+}
+
+// NewCategory is the input shape of a category (POST and PUT).
+type NewCategory struct {
+	Name        *string `json:"name"`
+	Description *string `json:"description"`
+}
+
+// Validate trims and checks the fields (SPEC §2).
+func (c *NewCategory) Validate() error {
+	var p Problems
+	if c.Name == nil {
+		p.Add("name", "is required")
+	} else {
+		checkName(&p, "name", c.Name)
+	}
+	if c.Description != nil {
+		if !utf8.ValidString(*c.Description) {
+			p.Add("description", "must be valid UTF-8")
+		} else if utf8.RuneCountInString(*c.Description) > MaxDescriptionLen {
+			p.Add("description", "must be at most %d characters", MaxDescriptionLen)
+		}
+	}
+	return p.Err()
+}
+
+const categoryCols = `id, name, description`
+
+// FindCategories lists live categories by id and reports whether more follow.
+func (s *Store) FindCategories(ctx context.Context, page Page) ([]*Category, bool, error) {
+	var w where
+	w.add("deleted_at IS NULL")
+	tail := page.clause(&w, "id")
+	var cs []*Category
+	if err := s.db.SelectContext(ctx, &cs, `SELECT `+categoryCols+` FROM categories`+w.String()+tail, w.args...); err != nil {
+		return nil, false, fmt.Errorf("find categories: %w", err)
+	}
+	cs, more := trim(cs, page)
+	return cs, more, nil
+}
+
+// FindCategoryByID returns a live category. Errors: not_found.
+func (s *Store) FindCategoryByID(ctx context.Context, id int64) (*Category, error) {
+	var c Category
+	err := s.db.GetContext(ctx, &c, `SELECT `+categoryCols+` FROM categories WHERE id = $1 AND deleted_at IS NULL`, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, Errorf(ENotFound, "Category %d not found.", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find category: %w", err)
+	}
+	return &c, nil
+}
+
+// CreateCategory adds a category. Errors: validation_failed, category_exists.
+func (s *Store) CreateCategory(ctx context.Context, in NewCategory) (*Category, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	if err := tx.checkCategoryName(ctx, *in.Name, 0); err != nil {
+		return nil, err
+	}
+	var c Category
+	err = tx.GetContext(ctx, &c, `INSERT INTO categories (name, name_key, description, created_at)
+		VALUES ($1, $2, $3, $4) RETURNING `+categoryCols, *in.Name, foldName(*in.Name), in.Description, tx.now)
+	if err != nil {
+		return nil, fmt.Errorf("create category: %w", err)
+	}
+	return &c, tx.Commit()
+}
+
+// UpdateCategory replaces a category's fields. Errors: validation_failed,
+// not_found, category_exists.
+func (s *Store) UpdateCategory(ctx context.Context, id int64, in NewCategory) (*Category, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	if err := tx.checkCategoryName(ctx, *in.Name, id); err != nil {
+		return nil, err
+	}
+	var c Category
+	err = tx.GetContext(ctx, &c, `UPDATE categories SET name = $1, name_key = $2, description = $3
+		WHERE id = $4 AND deleted_at IS NULL RETURNING `+categoryCols, *in.Name, foldName(*in.Name), in.Description, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, Errorf(ENotFound, "Category %d not found.", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("update category: %w", err)
+	}
+	return &c, tx.Commit()
+}
+
+// DeleteCategory removes a category that no live pet uses. It is kept in
+// the database (soft delete) because deleted pets still refer to it.
+// Errors: not_found, category_in_use.
+func (s *Store) DeleteCategory(ctx context.Context, id int64) error {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var pets int
+	if err := tx.GetContext(ctx, &pets, `SELECT count(*) FROM pets WHERE category_id = $1 AND deleted_at IS NULL`, id); err != nil {
+		return fmt.Errorf("count pets: %w", err)
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE categories SET deleted_at = $1 WHERE id = $2 AND deleted_at IS NULL`, tx.now, id)
+	if err != nil {
+		return fmt.Errorf("delete category: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return Errorf(ENotFound, "Category %d not found.", id)
+	}
+	if pets > 0 {
+		return Errorf(ECategoryInUse, "Category %d still has %d pets.", id, pets)
+	}
+	return tx.Commit()
+}
+
+// checkCategoryName fails with category_exists when another live category
+// has the same name, compared case-insensitively.
+func (tx *Tx) checkCategoryName(ctx context.Context, name string, exceptID int64) error {
+	var n int
+	err := tx.GetContext(ctx, &n, `SELECT count(*) FROM categories WHERE name_key = $1 AND id <> $2 AND deleted_at IS NULL`,
+		foldName(name), exceptID)
+	if err != nil {
+		return fmt.Errorf("check category name: %w", err)
+	}
+	if n > 0 {
+		return Errorf(ECategoryExists, "A category named %q already exists.", name)
+	}
+	return nil
+}
+
+// checkCategory fails with validation_failed on categoryId when the
+// category does not exist or is deleted (SPEC §13).
+func (tx *Tx) checkCategory(ctx context.Context, id int64) error {
+	var n int
+	if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM categories WHERE id = $1 AND deleted_at IS NULL`, id); err != nil {
+		return fmt.Errorf("check category: %w", err)
+	}
+	if n == 0 {
+		return Invalid("categoryId", "category %d does not exist", id)
+	}
+	return nil
+}

@@ -1,0 +1,275 @@
+// Package db is the pet store's domain and data layer: the types, their
+// validation, the coded Error, and one sqlx Store that behaves the same on
+// embedded SQLite and on PostgreSQL.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	_ "github.com/lib/pq" // PostgreSQL driver "postgres"
+	"github.com/pressly/goose/v3"
+	_ "modernc.org/sqlite" // embedded SQLite driver "sqlite"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Dialects the store speaks.
+const (
+	DialectSQLite   = "sqlite"
+	DialectPostgres = "postgres"
+)
+
+// DefaultSQLitePath is where the embedded database lives when DATABASE_URL is empty.
+const DefaultSQLitePath = "var/petstore.db"
+
+func init() {
+	// modernc registers as "sqlite", a name sqlx does not know: teach it that
+	// the driver takes $N placeholders so named queries compile the same on both.
+	sqlx.BindDriver("sqlite", sqlx.DOLLAR)
+}
+
+// Store is the data layer over one database. It is safe for concurrent use.
+type Store struct {
+	db      *sqlx.DB
+	dialect string
+
+	// Now is the clock; tests pin it.
+	Now func() time.Time
+
+	// writeMu serialises write transactions on SQLite, which has a single
+	// writer anyway: waiting on a Go mutex is fair and cheap, while SQLite's
+	// own busy handler sleeps and retries.
+	writeMu sync.Mutex
+
+	hooksMu sync.RWMutex
+	onEvent []func()
+}
+
+// ParseURL checks a DATABASE_URL and returns its dialect and the driver DSN.
+// Empty means the embedded default.
+func ParseURL(raw string) (dialect, dsn string, err error) {
+	switch {
+	case raw == "":
+		return DialectSQLite, sqliteDSN(DefaultSQLitePath), nil
+	case strings.HasPrefix(raw, "sqlite:"):
+		path := strings.TrimPrefix(raw, "sqlite:")
+		path = strings.TrimPrefix(path, "//")
+		if path == "" {
+			return "", "", errors.New("sqlite: URL has no file path")
+		}
+		return DialectSQLite, sqliteDSN(path), nil
+	case strings.HasPrefix(raw, "postgres://"), strings.HasPrefix(raw, "postgresql://"):
+		u, err := url.Parse(raw)
+		if err != nil || u.Host == "" {
+			return "", "", errors.New("not a valid postgres:// URL")
+		}
+		return DialectPostgres, raw, nil
+	default:
+		return "", "", errors.New("must be empty, sqlite:PATH or postgres://...")
+	}
+}
+
+func sqliteDSN(path string) string {
+	// WAL lets readers run beside the writer; busy_timeout covers other
+	// processes (the CLI) writing at the same time; _txlock=immediate takes
+	// the write lock at BEGIN so a transaction never fails half-way on upgrade.
+	return "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate&_time_format=sqlite"
+}
+
+// Open connects to the database named by a DATABASE_URL value and checks it answers.
+func Open(ctx context.Context, rawURL string) (*Store, error) {
+	dialect, dsn, err := ParseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if dialect == DialectSQLite {
+		path := strings.TrimPrefix(strings.SplitN(dsn, "?", 2)[0], "file:")
+		if dir := filepath.Dir(path); dir != "." {
+			if err := os.MkdirAll(dir, 0o750); err != nil {
+				return nil, fmt.Errorf("create database directory: %w", err)
+			}
+		}
+	}
+	x, err := sqlx.Open(dialect, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	if dialect == DialectSQLite {
+		x.SetMaxOpenConns(8)
+		x.SetMaxIdleConns(8)
+	} else {
+		x.SetMaxOpenConns(32)
+		x.SetMaxIdleConns(32)
+		x.SetConnMaxIdleTime(5 * time.Minute)
+	}
+	s := &Store{db: x, dialect: dialect, Now: func() time.Time { return time.Now().UTC() }}
+	if err := s.Ping(ctx); err != nil {
+		x.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// DB exposes the sqlx handle for metrics and benchmarks.
+func (s *Store) DB() *sqlx.DB { return s.db }
+
+// Dialect is DialectSQLite or DialectPostgres.
+func (s *Store) Dialect() string { return s.dialect }
+
+// Ping checks the database answers within two seconds.
+func (s *Store) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if err := s.db.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping database: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) provider() (*goose.Provider, error) {
+	sub, err := fs.Sub(migrations, "migrations/"+s.dialect)
+	if err != nil {
+		return nil, err
+	}
+	d := goose.DialectSQLite3
+	if s.dialect == DialectPostgres {
+		d = goose.DialectPostgres
+	}
+	return goose.NewProvider(d, s.db.DB, sub)
+}
+
+// Migrate applies every pending migration.
+func (s *Store) Migrate(ctx context.Context) error {
+	p, err := s.provider()
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// SchemaUpToDate reports whether every embedded migration has been applied.
+func (s *Store) SchemaUpToDate(ctx context.Context) (bool, error) {
+	p, err := s.provider()
+	if err != nil {
+		return false, err
+	}
+	pending, err := p.HasPending(ctx)
+	if err != nil {
+		return false, fmt.Errorf("migration status: %w", err)
+	}
+	return !pending, nil
+}
+
+// OnEvent registers fn to run after any transaction that wrote an event
+// commits, so in-process listeners wake without polling.
+func (s *Store) OnEvent(fn func()) {
+	s.hooksMu.Lock()
+	defer s.hooksMu.Unlock()
+	s.onEvent = append(s.onEvent, fn)
+}
+
+// Tx is a write transaction carrying the time it started, so every row it
+// touches gets the same timestamp and tests can pin it.
+type Tx struct {
+	*sqlx.Tx
+	store  *Store
+	now    time.Time
+	events bool
+}
+
+// begin starts a write transaction. On SQLite writers queue on writeMu.
+func (s *Store) begin(ctx context.Context) (*Tx, error) {
+	if s.dialect == DialectSQLite {
+		s.writeMu.Lock()
+	}
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		if s.dialect == DialectSQLite {
+			s.writeMu.Unlock()
+		}
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	return &Tx{Tx: tx, store: s, now: s.Now().UTC()}, nil
+}
+
+// Commit commits and then wakes event listeners when the transaction wrote events.
+func (tx *Tx) Commit() error {
+	store := tx.store
+	err := tx.Tx.Commit()
+	tx.release()
+	if err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	if tx.events {
+		store.hooksMu.RLock()
+		hooks := store.onEvent
+		store.hooksMu.RUnlock()
+		for _, fn := range hooks {
+			fn()
+		}
+	}
+	return nil
+}
+
+// Rollback aborts the transaction; after Commit it is a no-op, so it can be deferred.
+func (tx *Tx) Rollback() {
+	_ = tx.Tx.Rollback() // sql.ErrTxDone after Commit; the transaction is over either way
+	tx.release()
+}
+
+func (tx *Tx) release() {
+	if tx.store == nil {
+		return
+	}
+	if tx.store.dialect == DialectSQLite {
+		tx.store.writeMu.Unlock()
+	}
+	tx.store = nil
+}
+
+// lockPet takes the row lock that serialises every change to one pet's
+// stock, status and orders. SQLite's immediate transactions already hold the
+// database's single write lock.
+func (tx *Tx) lockPet(ctx context.Context, id int64) (*Pet, error) {
+	q := `SELECT p.id, p.name, p.category_id, p.status, i.quantity
+		FROM pets p JOIN inventory i ON i.pet_id = p.id
+		WHERE p.id = $1 AND p.deleted_at IS NULL`
+	if tx.dialect() == DialectPostgres {
+		q += ` FOR UPDATE OF p, i`
+	}
+	var p Pet
+	if err := tx.GetContext(ctx, &p, q, id); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, Errorf(ENotFound, "Pet %d not found.", id)
+		}
+		return nil, fmt.Errorf("lock pet: %w", err)
+	}
+	return &p, nil
+}
+
+func (tx *Tx) dialect() string {
+	if tx.store == nil {
+		return ""
+	}
+	return tx.store.dialect
+}

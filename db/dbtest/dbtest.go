@@ -1,0 +1,107 @@
+// Package dbtest opens fresh, migrated stores for tests: SQLite always,
+// PostgreSQL when PETSTORE_TEST_POSTGRES_URL is set (required when CI=true).
+package dbtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/jmoiron/sqlx"
+
+	"petstore/db"
+)
+
+// PostgresEnv names the variable holding the test server's URL.
+const PostgresEnv = "PETSTORE_TEST_POSTGRES_URL"
+
+// Open is how a test gets a fresh store.
+type Open func(tb testing.TB) *db.Store
+
+// SQLite opens a migrated store on a new file in the test's temp dir.
+// (":memory:" would give every pooled connection its own database.)
+func SQLite(tb testing.TB) *db.Store {
+	tb.Helper()
+	return mustOpen(tb, "sqlite:"+filepath.Join(tb.TempDir(), "test.db"))
+}
+
+// PostgresURL returns a URL for a fresh schema on the test server, dropped
+// when the test ends, or skips (fails in CI) when no server is configured.
+func PostgresURL(tb testing.TB) string {
+	tb.Helper()
+	base := RequirePostgres(tb)
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	schema := "t_" + hex.EncodeToString(b)
+	admin, err := sqlx.Open("postgres", base)
+	if err != nil {
+		tb.Fatalf("open %s: %v", PostgresEnv, err)
+	}
+	defer admin.Close()
+	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
+		tb.Fatalf("create schema: %v", err)
+	}
+	tb.Cleanup(func() {
+		admin, err := sqlx.Open("postgres", base)
+		if err != nil {
+			return
+		}
+		defer admin.Close()
+		_, _ = admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		tb.Fatalf("parse %s: %v", PostgresEnv, err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema) // lib/pq sends unknown parameters as run-time settings
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// RequirePostgres returns the test server's URL, or skips the test when
+// none is configured; in CI (CI=true) a missing server fails it instead.
+func RequirePostgres(tb testing.TB) string {
+	tb.Helper()
+	base := os.Getenv(PostgresEnv)
+	if base == "" {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("%s is not set: the PostgreSQL tests are required in CI", PostgresEnv)
+		}
+		tb.Skipf("%s not set: skipping the PostgreSQL run", PostgresEnv)
+	}
+	return base
+}
+
+// Postgres opens a migrated store on a fresh schema of the test server.
+func Postgres(tb testing.TB) *db.Store {
+	tb.Helper()
+	return mustOpen(tb, PostgresURL(tb))
+}
+
+func mustOpen(tb testing.TB, rawURL string) *db.Store {
+	tb.Helper()
+	ctx := context.Background()
+	s, err := db.Open(ctx, rawURL)
+	if err != nil {
+		tb.Fatalf("open store: %v", err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	if err := s.Migrate(ctx); err != nil {
+		tb.Fatalf("migrate: %v", err)
+	}
+	return s
+}
+
+// Each runs fn once per database: "sqlite" always, "postgres" when configured.
+func Each(t *testing.T, fn func(t *testing.T, open Open)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, SQLite) })
+	t.Run("postgres", func(t *testing.T) {
+		RequirePostgres(t)
+		fn(t, Postgres)
+	})
+}

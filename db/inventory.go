@@ -1,0 +1,98 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// InventoryItem is the stock entry of one live pet.
+type InventoryItem struct {
+	PetID    int64  `db:"pet_id" json:"petId"`
+	Quantity int64  `db:"quantity" json:"quantity"`
+	Status   string `db:"status" json:"status"`
+}
+
+// InventoryUpdate sets a pet's stock.
+type InventoryUpdate struct {
+	Quantity *int64 `json:"quantity"`
+}
+
+// Validate checks the quantity is present and within 0–1,000,000.
+func (u *InventoryUpdate) Validate() error {
+	var p Problems
+	switch {
+	case u.Quantity == nil:
+		p.Add("quantity", "is required")
+	case *u.Quantity < 0 || *u.Quantity > MaxInventoryQuantity:
+		p.Add("quantity", "must be between 0 and %d", MaxInventoryQuantity)
+	}
+	return p.Err()
+}
+
+// InventoryFilter selects inventory entries.
+type InventoryFilter struct {
+	Statuses []string
+	Page
+}
+
+const inventoryCols = `i.pet_id, i.quantity, p.status`
+const inventoryFrom = ` FROM inventory i JOIN pets p ON p.id = i.pet_id`
+
+// FindInventory lists the entries of live pets by pet id.
+func (s *Store) FindInventory(ctx context.Context, f InventoryFilter) ([]*InventoryItem, bool, error) {
+	var w where
+	w.add("p.deleted_at IS NULL")
+	if len(f.Statuses) > 0 {
+		w.add("p.status IN " + in(&w, f.Statuses))
+	}
+	tail := f.Page.clause(&w, "i.pet_id")
+	var items []*InventoryItem
+	if err := s.db.SelectContext(ctx, &items, `SELECT `+inventoryCols+inventoryFrom+w.String()+tail, w.args...); err != nil {
+		return nil, false, fmt.Errorf("find inventory: %w", err)
+	}
+	items, more := trim(items, f.Page)
+	return items, more, nil
+}
+
+// FindInventoryItem returns one live pet's entry. Errors: not_found.
+func (s *Store) FindInventoryItem(ctx context.Context, petID int64) (*InventoryItem, error) {
+	var it InventoryItem
+	err := s.db.GetContext(ctx, &it, `SELECT `+inventoryCols+inventoryFrom+` WHERE i.pet_id = $1 AND p.deleted_at IS NULL`, petID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, Errorf(ENotFound, "Pet %d not found.", petID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find inventory item: %w", err)
+	}
+	return &it, nil
+}
+
+// SetInventory sets a pet's stock and derives its status: n > 0 is
+// available, 0 is pending or sold by its open orders.
+// Errors: validation_failed, not_found.
+func (s *Store) SetInventory(ctx context.Context, petID int64, u InventoryUpdate) (*InventoryItem, error) {
+	if err := u.Validate(); err != nil {
+		return nil, err
+	}
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	p, err := tx.lockPet(ctx, petID)
+	if err != nil {
+		return nil, err
+	}
+	open, err := tx.openOrders(ctx, petID)
+	if err != nil {
+		return nil, err
+	}
+	p.Stock = *u.Quantity
+	p.Status = deriveStatus(p.Stock, open)
+	if err := tx.writeStock(ctx, p); err != nil {
+		return nil, err
+	}
+	return p.Inventory(), tx.Commit()
+}

@@ -1,0 +1,273 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// Pet statuses (SPEC §5). Status is derived from stock and open orders.
+const (
+	StatusAvailable = "available"
+	StatusPending   = "pending"
+	StatusSold      = "sold"
+)
+
+// ValidStatus reports whether s is a PetStatus.
+func ValidStatus(s string) bool {
+	return s == StatusAvailable || s == StatusPending || s == StatusSold
+}
+
+// Pet is an animal in the catalog, as the API shows it. Stock and
+// CategoryName ride along for the pages.
+type Pet struct {
+	ID           int64  `db:"id" json:"id"`
+	Name         string `db:"name" json:"name"`
+	CategoryID   int64  `db:"category_id" json:"categoryId"`
+	Status       string `db:"status" json:"status"`
+	Stock        int64  `db:"quantity" json:"-"`
+	CategoryName string `db:"category_name" json:"-"`
+}
+
+// NewPet is the input shape of a pet (POST, and PUT's full replace).
+// Pointers tell a missing field from a zero one.
+type NewPet struct {
+	Name       *string `json:"name"`
+	CategoryID *int64  `json:"categoryId"`
+	Status     *string `json:"status"`
+}
+
+// Validate trims and checks the fields that need no database.
+func (p *NewPet) Validate() error {
+	var pr Problems
+	if p.Name == nil {
+		pr.Add("name", "is required")
+	} else {
+		checkName(&pr, "name", p.Name)
+	}
+	switch {
+	case p.CategoryID == nil:
+		pr.Add("categoryId", "is required")
+	case *p.CategoryID < 1:
+		pr.Add("categoryId", "must be a positive integer")
+	}
+	if p.Status != nil && !ValidStatus(*p.Status) {
+		pr.Add("status", "must be one of available, pending, sold")
+	}
+	return pr.Err()
+}
+
+// PetFilter selects pets; zero fields do not filter.
+type PetFilter struct {
+	Statuses   []string
+	CategoryID int64
+	Query      string // name contains, case-insensitive
+	IDs        []int64
+	Page
+}
+
+const petCols = `p.id, p.name, p.category_id, p.status, i.quantity, c.name AS category_name`
+const petFrom = ` FROM pets p JOIN inventory i ON i.pet_id = p.id JOIN categories c ON c.id = p.category_id`
+
+// FindPets lists live pets by id and reports whether more follow.
+func (s *Store) FindPets(ctx context.Context, f PetFilter) ([]*Pet, bool, error) {
+	var w where
+	w.add("p.deleted_at IS NULL")
+	if len(f.Statuses) > 0 {
+		w.add("p.status IN " + in(&w, f.Statuses))
+	}
+	if f.CategoryID > 0 {
+		w.add("p.category_id = " + w.arg(f.CategoryID))
+	}
+	if f.Query != "" {
+		w.add("p.name_key LIKE " + w.arg(likePattern(f.Query)) + ` ESCAPE '\'`)
+	}
+	if len(f.IDs) > 0 {
+		w.add("p.id IN " + in(&w, f.IDs))
+	}
+	tail := f.Page.clause(&w, "p.id")
+	var pets []*Pet
+	if err := s.db.SelectContext(ctx, &pets, `SELECT `+petCols+petFrom+w.String()+tail, w.args...); err != nil {
+		return nil, false, fmt.Errorf("find pets: %w", err)
+	}
+	pets, more := trim(pets, f.Page)
+	return pets, more, nil
+}
+
+// FindPetByID returns a live pet. Errors: not_found.
+func (s *Store) FindPetByID(ctx context.Context, id int64) (*Pet, error) {
+	var p Pet
+	err := s.db.GetContext(ctx, &p, `SELECT `+petCols+petFrom+` WHERE p.id = $1 AND p.deleted_at IS NULL`, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, Errorf(ENotFound, "Pet %d not found.", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find pet: %w", err)
+	}
+	return &p, nil
+}
+
+// CreatePet adds a pet with its inventory entry: stock 1 when available,
+// 0 when sold. Errors: validation_failed (also for pending, or an unknown
+// category).
+func (s *Store) CreatePet(ctx context.Context, in NewPet) (*Pet, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	status := StatusAvailable
+	if in.Status != nil {
+		status = *in.Status
+	}
+	if status == StatusPending {
+		return nil, Invalid("status", "a new pet is available or sold; pending comes from orders")
+	}
+	stock := int64(1)
+	if status == StatusSold {
+		stock = 0
+	}
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	if err := tx.checkCategory(ctx, *in.CategoryID); err != nil {
+		return nil, err
+	}
+	var id int64
+	err = tx.GetContext(ctx, &id, `INSERT INTO pets (name, name_key, category_id, status, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $5) RETURNING id`, *in.Name, foldName(*in.Name), *in.CategoryID, status, tx.now)
+	if err != nil {
+		return nil, fmt.Errorf("create pet: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO inventory (pet_id, quantity, updated_at) VALUES ($1, $2, $3)`, id, stock, tx.now); err != nil {
+		return nil, fmt.Errorf("create inventory: %w", err)
+	}
+	p := &Pet{ID: id, Name: *in.Name, CategoryID: *in.CategoryID, Status: status, Stock: stock}
+	if err := tx.addEvent(ctx, EventPetCreated, p); err != nil {
+		return nil, err
+	}
+	return p, tx.Commit()
+}
+
+// UpdatePet replaces a pet's name and category and applies a status change
+// by hand (SPEC §5, §13): no status or the same status keeps it;
+// available→sold empties the stock; sold→available sets it to 1.
+// Errors: validation_failed, not_found, invalid_transition, pet_has_open_orders.
+func (s *Store) UpdatePet(ctx context.Context, id int64, in NewPet) (*Pet, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	p, err := tx.lockPet(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.checkCategory(ctx, *in.CategoryID); err != nil {
+		return nil, err
+	}
+	stock := p.Stock
+	if in.Status != nil && *in.Status != p.Status {
+		to := *in.Status
+		switch {
+		case to == StatusPending || p.Status == StatusPending:
+			return nil, Errorf(EInvalidTransition, "Status %s cannot be changed to %s by hand: pending follows from orders.", p.Status, to)
+		case to == StatusSold:
+			open, err := tx.openOrders(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			if open > 0 {
+				return nil, Errorf(EPetHasOpenOrders, "Pet %d has %d open orders.", id, open)
+			}
+			stock = 0
+		case to == StatusAvailable:
+			stock = 1
+		}
+		p.Status = to
+	}
+	p.Name, p.CategoryID = *in.Name, *in.CategoryID
+	if _, err := tx.ExecContext(ctx, `UPDATE pets SET name = $1, name_key = $2, category_id = $3, status = $4, updated_at = $5 WHERE id = $6`,
+		p.Name, foldName(p.Name), p.CategoryID, p.Status, tx.now, id); err != nil {
+		return nil, fmt.Errorf("update pet: %w", err)
+	}
+	if stock != p.Stock {
+		p.Stock = stock
+		if err := tx.writeStock(ctx, p); err != nil {
+			return nil, err
+		}
+	}
+	if err := tx.addEvent(ctx, EventPetUpdated, p); err != nil {
+		return nil, err
+	}
+	return p, tx.Commit()
+}
+
+// DeletePet soft-deletes a pet: it disappears from the catalog and the
+// inventory, its orders stay. Errors: not_found, pet_has_open_orders.
+func (s *Store) DeletePet(ctx context.Context, id int64) error {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.lockPet(ctx, id); err != nil {
+		return err
+	}
+	open, err := tx.openOrders(ctx, id)
+	if err != nil {
+		return err
+	}
+	if open > 0 {
+		return Errorf(EPetHasOpenOrders, "Pet %d has %d open orders.", id, open)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE pets SET deleted_at = $1, updated_at = $1 WHERE id = $2`, tx.now, id); err != nil {
+		return fmt.Errorf("delete pet: %w", err)
+	}
+	if err := tx.addEvent(ctx, EventPetDeleted, map[string]int64{"id": id}); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// deriveStatus is the invariant of SPEC §5: available ⇔ stock > 0;
+// pending ⇔ stock = 0 with open orders; sold ⇔ stock = 0 without.
+func deriveStatus(stock int64, openOrders int) string {
+	switch {
+	case stock > 0:
+		return StatusAvailable
+	case openOrders > 0:
+		return StatusPending
+	default:
+		return StatusSold
+	}
+}
+
+// openOrders counts the pet's orders that are neither complete nor cancelled.
+func (tx *Tx) openOrders(ctx context.Context, petID int64) (int, error) {
+	var n int
+	if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM orders WHERE pet_id = $1 AND state = 'open'`, petID); err != nil {
+		return 0, fmt.Errorf("count open orders: %w", err)
+	}
+	return n, nil
+}
+
+// writeStock stores p.Stock and p.Status and records inventory.updated.
+func (tx *Tx) writeStock(ctx context.Context, p *Pet) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE inventory SET quantity = $1, updated_at = $2 WHERE pet_id = $3`, p.Stock, tx.now, p.ID); err != nil {
+		return fmt.Errorf("update stock: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE pets SET status = $1, updated_at = $2 WHERE id = $3`, p.Status, tx.now, p.ID); err != nil {
+		return fmt.Errorf("update status: %w", err)
+	}
+	return tx.addEvent(ctx, EventInventoryUpdated, p.Inventory())
+}
+
+// Inventory is the pet's inventory entry.
+func (p *Pet) Inventory() *InventoryItem {
+	return &InventoryItem{PetID: p.ID, Quantity: p.Stock, Status: p.Status}
+}

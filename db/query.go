@@ -1,0 +1,80 @@
+package db
+
+import (
+	"strconv"
+	"strings"
+)
+
+// where builds a WHERE clause with $N placeholders, which both engines accept.
+type where struct {
+	conds []string
+	args  []any
+}
+
+// arg binds v and returns its placeholder.
+func (w *where) arg(v any) string {
+	w.args = append(w.args, v)
+	return "$" + strconv.Itoa(len(w.args))
+}
+
+// add appends a condition; use w.arg inside it for values.
+func (w *where) add(cond string) { w.conds = append(w.conds, cond) }
+
+// in returns "(p1, p2, ...)" binding every value.
+func in[T any](w *where, vals []T) string {
+	ps := make([]string, len(vals))
+	for i, v := range vals {
+		ps[i] = w.arg(v)
+	}
+	return "(" + strings.Join(ps, ", ") + ")"
+}
+
+func (w *where) String() string {
+	if len(w.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(w.conds, " AND ")
+}
+
+// Page is the keyset window of a list: rows with id > AfterID, at most Limit.
+type Page struct {
+	AfterID int64
+	Limit   int
+}
+
+// DefaultLimit and MaxLimit bound list sizes (SPEC §2).
+const (
+	DefaultLimit = 20
+	MaxLimit     = 100
+)
+
+func (p Page) limit() int {
+	if p.Limit <= 0 || p.Limit > MaxLimit {
+		return DefaultLimit
+	}
+	return p.Limit
+}
+
+// clause adds the keyset condition on col and returns the ORDER BY/LIMIT
+// tail. One extra row is fetched to learn whether another page exists.
+func (p Page) clause(w *where, col string) string {
+	if p.AfterID > 0 {
+		w.add(col + " > " + w.arg(p.AfterID))
+	}
+	return " ORDER BY " + col + " LIMIT " + strconv.Itoa(p.limit()+1)
+}
+
+// trim cuts the extra row and reports whether there was one.
+func trim[T any](rows []T, p Page) ([]T, bool) {
+	if len(rows) > p.limit() {
+		return rows[:p.limit()], true
+	}
+	return rows, false
+}
+
+// likePattern makes a case-folded "contains" LIKE pattern, escaping the
+// LIKE wildcards in user input.
+func likePattern(q string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(foldName(q)) + "%"
+}
