@@ -68,9 +68,14 @@ func testBans(t *testing.T, newStore newStoreFunc) {
 		if want := mustTime(t, "2026-03-10T12:15:10Z"); !d.BannedUntil.Equal(want) {
 			t.Errorf("BannedUntil = %s, want %s", d.BannedUntil, want)
 		}
+		if !d.BanStarted {
+			t.Error("BanStarted = false on the banning request")
+		}
 		// Still banned on the next request, in any window, and in Status.
 		s.clock.Set(t, "2026-03-10T12:05:00Z")
-		checkAllow(t, s.l, "k", s.lim, summary{false, true, 1, 999, WindowMinute, 10*time.Minute + 10*time.Second})
+		if d := checkAllow(t, s.l, "k", s.lim, summary{false, true, 1, 999, WindowMinute, 10*time.Minute + 10*time.Second}); d.BanStarted {
+			t.Error("BanStarted = true on a request during the ban")
+		}
 		if st := mustStatus(t, s.l, "k", s.lim); !st.Banned || !st.BannedUntil.Equal(d.BannedUntil) {
 			t.Errorf("Status while banned = %+v", st)
 		}

@@ -30,6 +30,9 @@ type Decision struct {
 	// Banned reports a ban in force; BannedUntil is its end.
 	Banned      bool
 	BannedUntil time.Time
+	// BanStarted is set on the one request whose strike started the ban,
+	// so the app can count and log bans.
+	BanStarted bool
 	// Minute and Day are the two windows after this request.
 	Minute Window
 	Day    Window

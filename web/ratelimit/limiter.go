@@ -107,11 +107,12 @@ func (l *Limiter) Allow(ctx context.Context, subject string, lim Limits) (Decisi
 	}
 	d := decide(now, lim, r.Counts, !r.Allowed)
 	if r.StartBan {
-		until, err := l.startBan(ctx, subject, now)
+		until, created, err := l.startBan(ctx, subject, now)
 		if err != nil {
 			return Decision{}, err
 		}
 		d = d.withBan(now, until)
+		d.BanStarted = created
 	}
 	return d, nil
 }
@@ -181,28 +182,29 @@ func (l *Limiter) activeBan(ctx context.Context, subject string, now time.Time) 
 	return until, until.After(now), nil
 }
 
-// startBan bans subject from now and returns the ban's end. The length
-// doubles for each ban in the last 24 hours that was not lifted.
-func (l *Limiter) startBan(ctx context.Context, subject string, now time.Time) (time.Time, error) {
+// startBan bans subject from now and returns the ban's end, and whether
+// this call created the ban. The length doubles for each ban in the last
+// 24 hours that was not lifted.
+func (l *Limiter) startBan(ctx context.Context, subject string, now time.Time) (until time.Time, created bool, err error) {
 	// Another instance may have banned the subject a moment ago, before our
 	// cache could know: join that ban instead of stacking a second one,
 	// which would also double the next.
 	until, ok, err := l.bans.ActiveBan(ctx, subject, now)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("ratelimit: active ban: %w", err)
+		return time.Time{}, false, fmt.Errorf("ratelimit: active ban: %w", err)
 	}
 	if !ok {
 		n, err := l.bans.CountBans(ctx, subject, now.Add(-banLookback))
 		if err != nil {
-			return time.Time{}, fmt.Errorf("ratelimit: count bans: %w", err)
+			return time.Time{}, false, fmt.Errorf("ratelimit: count bans: %w", err)
 		}
 		until = ceilSecond(now.Add(banDuration(l.banBase, n)))
 		if err := l.bans.CreateBan(ctx, subject, now, until); err != nil {
-			return time.Time{}, fmt.Errorf("ratelimit: create ban: %w", err)
+			return time.Time{}, false, fmt.Errorf("ratelimit: create ban: %w", err)
 		}
 	}
 	l.cache.set(subject, until, now)
-	return until, nil
+	return until, !ok, nil
 }
 
 // banDuration is base doubled once per earlier ban, capped at 24 hours.
