@@ -1,0 +1,42 @@
+# The pet store. `make help` lists the targets.
+GO        ?= go
+BIN       := bin/petstore
+GOFILES    = $(shell git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './var/*')
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: run
+run: build ## build and start the store on the embedded SQLite (var/petstore.db)
+	./$(BIN) serve
+
+.PHONY: build
+build: ## build bin/petstore
+	$(GO) build -o $(BIN) ./cmd/petstore
+
+.PHONY: generate
+generate: ## regenerate the templ views (*_templ.go)
+	$(GO) tool templ generate
+
+.PHONY: test
+test: ## vet, gofmt check, templ freshness check, go test -race
+	@echo "== gofmt"; out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@echo "== templ freshness"; $(GO) tool templ generate >/dev/null 2>&1 || $(GO) tool templ generate; \
+	  stale=$$(git status --porcelain -- '*_templ.go'); if [ -n "$$stale" ]; then echo "generated templ files are stale or uncommitted:"; echo "$$stale"; exit 1; fi
+	@echo "== go vet"; $(GO) vet ./...
+	@echo "== go test"; $(GO) test -race -count=1 -timeout 8m ./...
+
+.PHONY: migrate
+migrate: ## apply database migrations to DATABASE_URL (default var/petstore.db)
+	$(GO) run ./cmd/petstore migrate
+
+.PHONY: vendor
+vendor: ## re-fetch the pinned front-end packages into static/vendor (npm)
+	bash static/vendor.sh
+
+.PHONY: clean
+clean: ## remove build output and the local database
+	rm -rf bin var

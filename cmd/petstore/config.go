@@ -1,0 +1,166 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"petstore/db"
+	"petstore/web/ratelimit"
+)
+
+// Defaults of SPEC §7 and §11.
+var (
+	defaultDeprecated = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	defaultSunset     = time.Date(2027, 6, 30, 0, 0, 0, 0, time.UTC)
+)
+
+// sessionKeysFile keeps generated session secrets across restarts.
+const sessionKeysFile = "var/session_keys"
+
+// Config is everything the environment configures. It is built once in
+// main and passed down; nothing reads the environment after that.
+type Config struct {
+	Addr        string
+	DatabaseURL string
+	RedisURL    string
+	Redis       *redis.Options
+	SessionKeys [][]byte
+	Deprecated  time.Time
+	Sunset      time.Time
+	BanStrikes  int
+	BanDuration time.Duration
+	Proxies     ratelimit.TrustedProxies
+	LogLevel    slog.Level
+}
+
+// configError names the variable at fault, so a bad start is one clear line.
+type configError struct {
+	name string
+	err  error
+}
+
+func (e *configError) Error() string { return e.name + ": " + e.err.Error() }
+
+// LoadConfig reads the configuration from getenv.
+func LoadConfig(getenv func(string) string) (*Config, error) {
+	c := &Config{
+		Addr:        ":8080",
+		DatabaseURL: getenv("DATABASE_URL"),
+		RedisURL:    getenv("REDIS_URL"),
+		Deprecated:  defaultDeprecated,
+		Sunset:      defaultSunset,
+		BanStrikes:  ratelimit.DefaultStrikes,
+		BanDuration: ratelimit.DefaultBanBase,
+		LogLevel:    slog.LevelInfo,
+	}
+	bad := func(name string, err error) error { return &configError{name, err} }
+	if v := getenv("PETSTORE_ADDR"); v != "" {
+		if _, port, err := net.SplitHostPort(v); err != nil || port == "" {
+			return nil, bad("PETSTORE_ADDR", errors.New("must be host:port or :port, e.g. :8080"))
+		}
+		c.Addr = v
+	}
+	if _, _, err := db.ParseURL(c.DatabaseURL); err != nil {
+		return nil, bad("DATABASE_URL", err)
+	}
+	if c.RedisURL != "" {
+		opt, err := redis.ParseURL(c.RedisURL)
+		if err != nil {
+			return nil, bad("REDIS_URL", errors.New("must be redis://[user:password@]host:port[/db]"))
+		}
+		c.Redis = opt
+	}
+	if v := getenv("SESSION_KEYS"); v != "" {
+		keys, err := parseSessionKeys(v)
+		if err != nil {
+			return nil, bad("SESSION_KEYS", err)
+		}
+		c.SessionKeys = keys
+	}
+	if v := getenv("PETSTORE_SUNSET"); v != "" {
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return nil, bad("PETSTORE_SUNSET", errors.New("must be an RFC 3339 time, e.g. 2027-06-30T00:00:00Z"))
+		}
+		c.Sunset = t.UTC()
+	}
+	if v := getenv("PETSTORE_BAN_STRIKES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return nil, bad("PETSTORE_BAN_STRIKES", errors.New("must be a positive integer"))
+		}
+		c.BanStrikes = n
+	}
+	if v := getenv("PETSTORE_BAN_DURATION"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, bad("PETSTORE_BAN_DURATION", errors.New("must be a positive Go duration, e.g. 15m"))
+		}
+		c.BanDuration = d
+	}
+	if v := getenv("TRUSTED_PROXIES"); v != "" {
+		p, err := ratelimit.ParseTrustedProxies(v)
+		if err != nil {
+			return nil, bad("TRUSTED_PROXIES", errors.New("must be comma-separated IPs or CIDRs"))
+		}
+		c.Proxies = p
+	}
+	if v := getenv("LOG_LEVEL"); v != "" {
+		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
+			return nil, bad("LOG_LEVEL", errors.New("must be debug, info, warn or error"))
+		}
+	}
+	return c, nil
+}
+
+// parseSessionKeys reads comma-separated 32-byte hex secrets.
+func parseSessionKeys(v string) ([][]byte, error) {
+	var keys [][]byte
+	for _, part := range strings.Split(v, ",") {
+		b, err := hex.DecodeString(strings.TrimSpace(part))
+		if err != nil || len(b) != 32 {
+			return nil, errors.New("must be comma-separated secrets of 32 bytes in hex (64 hex digits each)")
+		}
+		keys = append(keys, b)
+	}
+	return keys, nil
+}
+
+// EnsureSessionKeys loads the generated session secret from var/, making
+// it on first use, when SESSION_KEYS is unset.
+func (c *Config) EnsureSessionKeys() error {
+	if len(c.SessionKeys) > 0 {
+		return nil
+	}
+	if b, err := os.ReadFile(sessionKeysFile); err == nil {
+		keys, err := parseSessionKeys(strings.TrimSpace(string(b)))
+		if err != nil {
+			return fmt.Errorf("%s: %w", sessionKeysFile, err)
+		}
+		c.SessionKeys = keys
+		return nil
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(sessionKeysFile), 0o750); err != nil {
+		return err
+	}
+	if err := os.WriteFile(sessionKeysFile, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
+		return fmt.Errorf("keep session key: %w", err)
+	}
+	c.SessionKeys = [][]byte{key}
+	return nil
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/redis/go-redis/v9"
+
+	"petstore/db"
+	"petstore/handlers"
+	"petstore/web"
+	"petstore/web/events"
+	"petstore/web/ratelimit"
+)
+
+// Server is one running instance: the app and what it holds open.
+type Server struct {
+	App   *fiber.App
+	Store *db.Store
+	Hub   *events.Hub
+	redis *redis.Client
+	stop  context.CancelFunc
+}
+
+// NewServer opens and migrates the database and builds the app. It does
+// not listen.
+func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger) (*Server, error) {
+	store, err := db.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := store.Migrate(ctx); err != nil {
+		store.Close()
+		return nil, err
+	}
+	bg, stop := context.WithCancel(context.Background())
+	s := &Server{Store: store, stop: stop}
+
+	counters := ratelimit.Store(ratelimit.NewMemoryStore())
+	var shared *ratelimit.FailoverStore
+	if cfg.Redis != nil {
+		opt := *cfg.Redis
+		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = 250*time.Millisecond, 250*time.Millisecond, 250*time.Millisecond
+		opt.MaxRetries = 0
+		s.redis = redis.NewClient(&opt)
+		if err := s.redis.Ping(ctx).Err(); err != nil {
+			logger.Warn("REDIS_URL unreachable: counting rate limits in process until it answers", "err", err)
+		}
+		shared = ratelimit.NewFailoverStore(ratelimit.NewRedisStore(s.redis), counters, logger)
+		counters = shared
+	}
+	limiter := ratelimit.New(ratelimit.Config{
+		Store: counters, Bans: store, Strikes: cfg.BanStrikes, BanBase: cfg.BanDuration,
+	})
+
+	s.Hub = events.NewHub(store, logger)
+	store.OnEvent(s.Hub.Wake)
+	if store.Dialect() == db.DialectPostgres {
+		go func() {
+			if err := s.Hub.ListenPostgres(bg, cfg.DatabaseURL); err != nil && !errors.Is(err, context.Canceled) {
+				logger.Error("event listener stopped", "err", err)
+			}
+		}()
+	}
+
+	h := &handlers.Handler{
+		Store: store, Limiter: limiter, Shared: shared, Proxies: cfg.Proxies, Logger: logger, Events: s.Hub,
+		Sessions: web.NewSessions(cfg.SessionKeys),
+		Config:   handlers.Config{Deprecated: cfg.Deprecated, Sunset: cfg.Sunset},
+		Now:      func() time.Time { return time.Now().UTC() },
+	}
+	s.App = handlers.NewApp(h)
+	return s, nil
+}
+
+// Serve answers on ln until ctx is done, then shuts down gracefully:
+// stop accepting, end event streams, finish in-flight requests (10 s).
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.App.Listener(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.Hub.Close()
+	if err := s.App.ShutdownWithTimeout(10 * time.Second); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+// Close releases the database, Redis and background work.
+func (s *Server) Close() {
+	s.stop()
+	s.Hub.Close()
+	if s.redis != nil {
+		s.redis.Close()
+	}
+	s.Store.Close()
+}

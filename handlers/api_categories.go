@@ -1,0 +1,77 @@
+package handlers
+
+import (
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	"petstore/db"
+	"petstore/web"
+)
+
+func (h *Handler) apiListCategories(c *fiber.Ctx) error {
+	page, err := web.ParsePage(c)
+	if err != nil {
+		return err
+	}
+	cs, more, err := h.Store.FindCategories(c.UserContext(), page)
+	if err != nil {
+		return err
+	}
+	if len(cs) > 0 {
+		web.SetNextLink(c, more, cs[len(cs)-1].ID)
+	}
+	return c.JSON(nonNil(cs))
+}
+
+func (h *Handler) apiCreateCategory(c *fiber.Ctx) error {
+	var in db.NewCategory
+	if err := web.DecodeJSON(c, &in); err != nil {
+		return err
+	}
+	cat, err := h.Store.CreateCategory(c.UserContext(), in)
+	if err != nil {
+		return err
+	}
+	c.Location("/api/categories/" + strconv.FormatInt(cat.ID, 10))
+	return c.Status(fiber.StatusCreated).JSON(cat)
+}
+
+func (h *Handler) apiGetCategory(c *fiber.Ctx) error {
+	id, err := web.PathID(c, "categoryId")
+	if err != nil {
+		return err
+	}
+	cat, err := h.Store.FindCategoryByID(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(cat)
+}
+
+func (h *Handler) apiUpdateCategory(c *fiber.Ctx) error {
+	id, err := web.PathID(c, "categoryId")
+	if err != nil {
+		return err
+	}
+	var in db.NewCategory
+	if err := web.DecodeJSON(c, &in); err != nil {
+		return err
+	}
+	cat, err := h.Store.UpdateCategory(c.UserContext(), id, in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(cat)
+}
+
+func (h *Handler) apiDeleteCategory(c *fiber.Ctx) error {
+	id, err := web.PathID(c, "categoryId")
+	if err != nil {
+		return err
+	}
+	if err := h.Store.DeleteCategory(c.UserContext(), id); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}

@@ -1,0 +1,73 @@
+package handlers
+
+import (
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	"petstore/db"
+	"petstore/web"
+)
+
+// issuedKey is the 201 body of POST /keys: the key plus its plain form,
+// shown this once.
+type issuedKey struct {
+	*db.APIKey
+	Key string `json:"key"`
+}
+
+func (h *Handler) apiListKeys(c *fiber.Ctx) error {
+	page, err := web.ParsePage(c)
+	if err != nil {
+		return err
+	}
+	ks, more, err := h.Store.FindAPIKeys(c.UserContext(), page)
+	if err != nil {
+		return err
+	}
+	if len(ks) > 0 {
+		web.SetNextLink(c, more, ks[len(ks)-1].ID)
+	}
+	return c.JSON(nonNil(ks))
+}
+
+func (h *Handler) apiCreateKey(c *fiber.Ctx) error {
+	var in db.NewAPIKey
+	if err := web.DecodeJSON(c, &in); err != nil {
+		return err
+	}
+	k, plain, err := h.Store.CreateAPIKey(c.UserContext(), in)
+	if err != nil {
+		return err
+	}
+	c.Location("/api/keys/" + strconv.FormatInt(k.ID, 10))
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.Status(fiber.StatusCreated).JSON(issuedKey{APIKey: k, Key: plain})
+}
+
+func (h *Handler) apiUpdateKey(c *fiber.Ctx) error {
+	id, err := web.PathID(c, "keyId")
+	if err != nil {
+		return err
+	}
+	var in db.NewAPIKey
+	if err := web.DecodeJSON(c, &in); err != nil {
+		return err
+	}
+	k, err := h.Store.UpdateAPIKey(c.UserContext(), id, in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(k)
+}
+
+func (h *Handler) apiRevokeKey(c *fiber.Ctx) error {
+	id, err := web.PathID(c, "keyId")
+	if err != nil {
+		return err
+	}
+	if err := h.Store.RevokeAPIKey(c.UserContext(), id); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}

@@ -1,0 +1,127 @@
+package handlers
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"petstore/db"
+	"petstore/web"
+)
+
+// maxIDs bounds the `ids` filter (SPEC §4).
+const maxIDs = 100
+
+func (h *Handler) apiListPets(c *fiber.Ctx) error {
+	page, err := web.ParsePage(c)
+	if err != nil {
+		return err
+	}
+	f := db.PetFilter{Page: page, Query: c.Query("q")}
+	if f.Statuses, err = web.QueryStatuses(c); err != nil {
+		return err
+	}
+	if f.CategoryID, err = web.QueryID(c, "categoryId"); err != nil {
+		return err
+	}
+	if f.IDs, err = parseIDs(c.Query("ids")); err != nil {
+		return err
+	}
+	if len(f.Query) > db.MaxNameLen*4 {
+		return web.BadParam("q", "must be at most %d characters", db.MaxNameLen)
+	}
+	pets, more, err := h.Store.FindPets(c.UserContext(), f)
+	if err != nil {
+		return err
+	}
+	if len(pets) > 0 {
+		web.SetNextLink(c, more, pets[len(pets)-1].ID)
+	}
+	return c.JSON(nonNil(pets))
+}
+
+// parseIDs reads the comma list of the `ids` filter.
+func parseIDs(s string) ([]int64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	parts := strings.Split(s, ",")
+	if len(parts) > maxIDs {
+		return nil, web.BadParam("ids", "lists at most %d ids", maxIDs)
+	}
+	ids := make([]int64, 0, len(parts))
+	for _, p := range parts {
+		id, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
+		if err != nil || id < 1 {
+			return nil, web.BadParam("ids", "must be a comma-separated list of positive integers")
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+func (h *Handler) apiCreatePet(c *fiber.Ctx) error {
+	var in db.NewPet
+	if err := web.DecodeJSON(c, &in); err != nil {
+		return err
+	}
+	p, err := h.Store.CreatePet(c.UserContext(), in)
+	if err != nil {
+		return err
+	}
+	c.Location("/api/pets/" + strconv.FormatInt(p.ID, 10))
+	return c.Status(fiber.StatusCreated).JSON(p)
+}
+
+func (h *Handler) apiGetPet(c *fiber.Ctx) error {
+	id, err := web.PathID(c, "petId")
+	if err != nil {
+		return err
+	}
+	p, err := h.Store.FindPetByID(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(p)
+}
+
+func (h *Handler) apiUpdatePet(c *fiber.Ctx) error {
+	id, err := web.PathID(c, "petId")
+	if err != nil {
+		return err
+	}
+	var in db.NewPet
+	if err := web.DecodeJSON(c, &in); err != nil {
+		return err
+	}
+	p, err := h.Store.UpdatePet(c.UserContext(), id, in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(p)
+}
+
+func (h *Handler) apiDeletePet(c *fiber.Ctx) error {
+	id, err := web.PathID(c, "petId")
+	if err != nil {
+		return err
+	}
+	if err := h.Store.DeletePet(c.UserContext(), id); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
+// petSuccessor is the replacement of the deprecated GET /pets/{petId}.
+func petSuccessor(c *fiber.Ctx) string {
+	return "/api/pets?ids=" + c.Params("petId")
+}
+
+// nonNil makes an empty list encode as [] rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -1,0 +1,118 @@
+package handlers
+
+import (
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"petstore/web"
+	"petstore/web/ratelimit"
+)
+
+// rateLimiter is the /api limiter, built from the Handler's fields.
+func (h *Handler) rateLimiter() *web.RateLimiter {
+	h.limiterOnce.Do(func() {
+		h.limiter = &web.RateLimiter{RateLimitOptions: web.RateLimitOptions{
+			Limiter: h.Limiter, Proxies: h.Proxies, Logger: h.Logger,
+			Exempt: isRateLimitStatus, OnDecision: h.OnRateLimit,
+		}}
+	})
+	return h.limiter
+}
+
+// PrepareAnswer gives an error answer made outside the middleware chain
+// (Fiber's 413 for an oversize body) the same headers as every other API
+// answer: request id, version and a counted rate-limit decision.
+func (h *Handler) PrepareAnswer(c *fiber.Ctx) {
+	if !web.IsAPI(c) || c.GetRespHeader("X-API-Version") != "" {
+		return
+	}
+	web.SetAPIHeaders(c)
+	if err := web.ResolveKey(c, h.Store); err != nil {
+		return
+	}
+	_ = h.rateLimiter().Count(c) // the answer is already an error; only its headers matter
+}
+
+// isRateLimitStatus: GET /api/rate-limit does not count against limits.
+func isRateLimitStatus(c *fiber.Ctx) bool {
+	return c.Method() == fiber.MethodGet && (c.Path() == "/api/rate-limit" || c.Path() == "/api/rate-limit/")
+}
+
+// windowStatus is one window of RateLimitStatus (SPEC §13).
+type windowStatus struct {
+	Limit     int64 `json:"limit"`
+	Remaining int64 `json:"remaining"`
+	Reset     int64 `json:"reset"`
+}
+
+// rateLimitStatus is the body of GET /rate-limit.
+type rateLimitStatus struct {
+	Plan        string       `json:"plan"`
+	Minute      windowStatus `json:"minute"`
+	Day         windowStatus `json:"day"`
+	Banned      bool         `json:"banned"`
+	BannedUntil *time.Time   `json:"bannedUntil,omitempty"`
+}
+
+func (h *Handler) apiRateLimit(c *fiber.Ctx) error {
+	subject, lim := web.Subject(c, h.Proxies)
+	d, err := h.Limiter.Status(c.UserContext(), subject, lim)
+	if err != nil {
+		return err
+	}
+	d.Headers(func(k, v string) {
+		if k != fiber.HeaderRetryAfter {
+			c.Set(k, v)
+		}
+	})
+	out := rateLimitStatus{
+		Plan:   lim.Plan,
+		Minute: windowStatus{d.Minute.Limit, d.Minute.Remaining, d.Minute.Reset.Unix()},
+		Day:    windowStatus{d.Day.Limit, d.Day.Remaining, d.Day.Reset.Unix()},
+		Banned: d.Banned,
+	}
+	if d.Banned {
+		until := d.BannedUntil.UTC()
+		out.BannedUntil = &until
+	}
+	return c.JSON(out)
+}
+
+func (h *Handler) apiLiftBan(c *fiber.Ctx) error {
+	id, err := web.PathID(c, "keyId")
+	if err != nil {
+		return err
+	}
+	k, err := h.Store.FindAPIKeyByID(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	if err := h.Limiter.LiftBan(c.UserContext(), k.Subject()); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
+// keyUsage is the body of GET /keys/{keyId}/usage (SPEC §13).
+type keyUsage struct {
+	KeyID int64  `json:"keyId"`
+	Plan  string `json:"plan"`
+	ratelimit.Usage
+}
+
+func (h *Handler) apiKeyUsage(c *fiber.Ctx) error {
+	id, err := web.PathID(c, "keyId")
+	if err != nil {
+		return err
+	}
+	k, err := h.Store.FindAPIKeyByID(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	u, err := h.Limiter.Usage(c.UserContext(), k.Subject(), web.KeyLimits(k))
+	if err != nil {
+		return err
+	}
+	return c.JSON(keyUsage{KeyID: k.ID, Plan: k.Plan, Usage: u})
+}

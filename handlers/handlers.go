@@ -1,0 +1,48 @@
+// Package handlers holds the pet store's HTTP handlers for its three
+// audiences: the JSON API (api_*.go), the storefront (shop_*.go) and the
+// staff console (console_*.go). routes.go is the only route table.
+package handlers
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+
+	"petstore/db"
+	"petstore/web"
+	"petstore/web/events"
+	"petstore/web/ratelimit"
+)
+
+// Config is what the handlers need to know about the deployment.
+type Config struct {
+	// Deprecated is when GET /pets/{petId} was deprecated; Sunset when it goes.
+	Deprecated time.Time
+	Sunset     time.Time
+}
+
+// Handler serves every route. Its fields are set once at start.
+type Handler struct {
+	Store   *db.Store
+	Limiter *ratelimit.Limiter
+	// Shared is the Redis counter store behind its in-process fallback,
+	// nil when counting in process only.
+	Shared  *ratelimit.FailoverStore
+	Proxies ratelimit.TrustedProxies
+	Events  *events.Hub
+	// Sessions keeps the storefront's and the console's cookies.
+	Sessions *web.Sessions
+	Logger   *slog.Logger
+	Config   Config
+	// Now is the clock; tests pin it.
+	Now func() time.Time
+	// OnRateLimit, when set, is told each rate-limit outcome (metrics).
+	OnRateLimit func(outcome string)
+
+	limiterOnce sync.Once
+	limiter     *web.RateLimiter
+
+	docOnce sync.Once
+	doc     []byte
+	docErr  error
+}

@@ -1,0 +1,7 @@
+package handlers
+
+import "github.com/gofiber/fiber/v2"
+
+// consoleRoutes registers the staff console's routes under /staff.
+func (h *Handler) consoleRoutes(app *fiber.App) {
+}

@@ -1,0 +1,7 @@
+package handlers
+
+import "github.com/gofiber/fiber/v2"
+
+// shopRoutes registers the storefront's routes under /.
+func (h *Handler) shopRoutes(app *fiber.App) {
+}

@@ -1,0 +1,72 @@
+package web
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
+
+	"github.com/gofiber/fiber/v2"
+
+	"petstore/db"
+)
+
+// IdempotencyStore keeps Idempotency-Key claims and answers (db.Store does).
+type IdempotencyStore interface {
+	BeginIdempotent(ctx context.Context, owner, key, requestHash string) (*db.StoredResponse, error)
+	FinishIdempotent(ctx context.Context, owner, key string, r db.StoredResponse) error
+	AbandonIdempotent(ctx context.Context, owner, key string) error
+}
+
+// MaxIdempotencyKey bounds the header's length.
+const MaxIdempotencyKey = 255
+
+// Idempotency honours `Idempotency-Key` on a POST (SPEC §5): the same key
+// and body replay the stored answer with `Idempotent-Replayed: true`; a
+// different body is 422; a request still running is 409. Answers below 500
+// are kept for 24 hours; after a 5xx the key is released for a retry.
+func Idempotency(store IdempotencyStore, logger *slog.Logger) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		key := c.Get("Idempotency-Key")
+		k := CurrentKey(c)
+		if key == "" || k == nil {
+			return c.Next()
+		}
+		if len(key) > MaxIdempotencyKey {
+			return BadRequest("Idempotency-Key must be at most %d characters.", MaxIdempotencyKey)
+		}
+		sum := sha256.New()
+		sum.Write([]byte(c.Method() + " " + c.Path() + "\n"))
+		sum.Write(c.Body())
+		hash := hex.EncodeToString(sum.Sum(nil))
+		owner := k.Subject()
+		ctx := c.UserContext()
+		stored, err := store.BeginIdempotent(ctx, owner, key, hash)
+		if err != nil {
+			return err
+		}
+		if stored != nil {
+			c.Set("Idempotent-Replayed", "true")
+			c.Set(fiber.HeaderContentType, stored.ContentType)
+			return c.Status(stored.Status).Send(stored.Body)
+		}
+		if err := c.Next(); err != nil {
+			// Write the error answer now so it can be stored like any other.
+			if herr := c.App().Config().ErrorHandler(c, err); herr != nil {
+				return herr
+			}
+		}
+		status := c.Response().StatusCode()
+		if status >= 500 {
+			if err := store.AbandonIdempotent(context.WithoutCancel(ctx), owner, key); err != nil {
+				logger.Error("abandon idempotency key", "requestId", RequestID(c), "err", err)
+			}
+			return nil
+		}
+		r := db.StoredResponse{Status: status, ContentType: string(c.Response().Header.ContentType()), Body: append([]byte(nil), c.Response().Body()...)}
+		if err := store.FinishIdempotent(context.WithoutCancel(ctx), owner, key, r); err != nil {
+			logger.Error("store idempotent answer", "requestId", RequestID(c), "err", err)
+		}
+		return nil
+	}
+}

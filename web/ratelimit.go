@@ -1,0 +1,91 @@
+package web
+
+import (
+	"log/slog"
+	"math"
+
+	"github.com/gofiber/fiber/v2"
+
+	"petstore/db"
+	"petstore/web/ratelimit"
+)
+
+// RateLimitOptions configures RateLimit.
+type RateLimitOptions struct {
+	Limiter *ratelimit.Limiter
+	Proxies ratelimit.TrustedProxies
+	Logger  *slog.Logger
+	// Exempt requests are not counted (GET /api/rate-limit); their handler
+	// sets the headers itself.
+	Exempt func(c *fiber.Ctx) bool
+	// OnDecision, when set, is told "allowed", "limited", "banned" or "error".
+	OnDecision func(outcome string)
+}
+
+// Subject names who a request counts against, and under which limits: its
+// key, or for requests without a valid key the client IP at the free plan.
+func Subject(c *fiber.Ctx, proxies ratelimit.TrustedProxies) (string, ratelimit.Limits) {
+	if k := CurrentKey(c); k != nil {
+		return k.Subject(), KeyLimits(k)
+	}
+	free := db.PlanLimits[db.PlanFree]
+	ip := proxies.ClientIP(c.Context().RemoteIP().String(), c.Get(fiber.HeaderXForwardedFor))
+	return "ip:" + ip, ratelimit.Limits{Plan: db.PlanFree, PerMinute: free.PerMinute, PerDay: free.PerDay}
+}
+
+// KeyLimits are the limits in force for a key (stored with it).
+func KeyLimits(k *db.APIKey) ratelimit.Limits {
+	return ratelimit.Limits{Plan: k.Plan, PerMinute: k.PerMinute, PerDay: k.PerDay}
+}
+
+// RateLimiter counts every API request against its subject's two windows,
+// sets the rate-limit headers on the answer and refuses with 429 (or 403
+// while banned). A failing counter store lets the request through: losing
+// the limiter must not take the API down.
+type RateLimiter struct {
+	RateLimitOptions
+}
+
+// Handler is the middleware.
+func (r *RateLimiter) Handler(c *fiber.Ctx) error {
+	if err := r.Count(c); err != nil {
+		return err
+	}
+	return c.Next()
+}
+
+// Count decides the request once (later calls do nothing), sets the
+// headers and returns the refusal, if any.
+func (r *RateLimiter) Count(c *fiber.Ctx) error {
+	if c.Locals(localRateLimited) != nil || (r.Exempt != nil && r.Exempt(c)) {
+		return nil
+	}
+	c.Locals(localRateLimited, true)
+	subject, lim := Subject(c, r.Proxies)
+	d, err := r.Limiter.Allow(c.UserContext(), subject, lim)
+	if err != nil {
+		r.report("error")
+		r.Logger.Warn("rate limiter failed; request let through", "requestId", RequestID(c), "err", err)
+		return nil
+	}
+	d.Headers(func(k, v string) { c.Set(k, v) })
+	switch {
+	case d.Banned:
+		r.report("banned")
+		return db.Errorf(db.EBanned, "This caller is banned for repeatedly exceeding its rate limit; retry in %d seconds.", seconds(d.RetryAfter.Seconds()))
+	case !d.Allowed:
+		r.report("limited")
+		w := d.BindingWindow()
+		return db.Errorf(db.ERateLimited, "Rate limit of %d requests per %s exceeded; retry in %d seconds.", w.Limit, w.Name, seconds(d.RetryAfter.Seconds()))
+	}
+	r.report("allowed")
+	return nil
+}
+
+func (r *RateLimiter) report(outcome string) {
+	if r.OnDecision != nil {
+		r.OnDecision(outcome)
+	}
+}
+
+func seconds(f float64) int64 { return int64(math.Ceil(f)) }
