@@ -14,7 +14,7 @@ func (h *Handler) rateLimiter() *web.RateLimiter {
 	h.limiterOnce.Do(func() {
 		h.limiter = &web.RateLimiter{RateLimitOptions: web.RateLimitOptions{
 			Limiter: h.Limiter, Proxies: h.Proxies, Logger: h.Logger,
-			Exempt: isRateLimitStatus, OnDecision: h.OnRateLimit,
+			Exempt: isRateLimitStatus, Metrics: h.Metrics,
 		}}
 	})
 	return h.limiter

@@ -41,6 +41,7 @@ func (h *Handler) apiPlaceOrder(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	h.ordersPlaced(1)
 	c.Location("/api/store/orders/" + strconv.FormatInt(o.ID, 10))
 	return c.Status(fiber.StatusCreated).JSON(o)
 }

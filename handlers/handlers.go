@@ -36,8 +36,8 @@ type Handler struct {
 	Config   Config
 	// Now is the clock; tests pin it.
 	Now func() time.Time
-	// OnRateLimit, when set, is told each rate-limit outcome (metrics).
-	OnRateLimit func(outcome string)
+	// Metrics, when set, measures requests, limits and orders.
+	Metrics *web.Metrics
 
 	limiterOnce sync.Once
 	limiter     *web.RateLimiter
@@ -45,4 +45,11 @@ type Handler struct {
 	docOnce sync.Once
 	doc     []byte
 	docErr  error
+}
+
+// ordersPlaced counts placed orders in the metrics.
+func (h *Handler) ordersPlaced(n int) {
+	if h.Metrics != nil {
+		h.Metrics.OrdersPlaced(n)
+	}
 }

@@ -15,6 +15,9 @@ import (
 func (h *Handler) Routes(app *fiber.App) {
 	app.Get("/healthz", h.healthz)
 	app.Get("/readyz", h.readyz)
+	if h.Metrics != nil {
+		app.Get("/metrics", h.Metrics.Handler())
+	}
 
 	api := &apiRouter{Router: app.Group("/api", web.APIHeaders, web.APIKey(h.Store), h.rateLimiter().Handler)}
 	api.add(fiber.MethodGet, "/openapi.json", web.RejectBadKey, h.apiOpenAPI)

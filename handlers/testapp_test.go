@@ -101,6 +101,7 @@ func newTestAppOn(t *testing.T, open dbtest.Open, opts ...appOption) *testApp {
 	h := &handlers.Handler{
 		Store: store, Logger: logger, Events: hub, Now: clk.Now,
 		Sessions: web.NewSessions([][]byte{[]byte("0123456789abcdef0123456789abcdef")}),
+		Metrics:  web.NewMetrics(store.DB().DB),
 		Config: handlers.Config{
 			Deprecated: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
 			Sunset:     time.Date(2027, 6, 30, 0, 0, 0, 0, time.UTC),

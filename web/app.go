@@ -28,10 +28,13 @@ type AppOptions struct {
 	Prepare func(c *fiber.Ctx)
 	// Page renders an error page for browsers.
 	Page func(c *fiber.Ctx, p Problem) error
+	// Metrics, when set, measures every request.
+	Metrics *Metrics
 }
 
 // NewApp builds the Fiber app with the error handler, timeouts that let
-// shutdown finish, panic recovery and request ids.
+// shutdown finish, request ids, logs and metrics, and panic recovery
+// (inside the logger, so a panic is logged as the 500 it becomes).
 func NewApp(o AppOptions) *fiber.App {
 	app := fiber.New(fiber.Config{
 		AppName:               "petstore",
@@ -44,8 +47,9 @@ func NewApp(o AppOptions) *fiber.App {
 		DisableStartupMessage: true,
 		StrictRouting:         false,
 	})
-	app.Use(recover.New())
 	app.Use(requestID)
+	app.Use(Observe(o.Logger, o.Metrics))
+	app.Use(recover.New())
 	return app
 }
 

@@ -18,8 +18,8 @@ type RateLimitOptions struct {
 	// Exempt requests are not counted (GET /api/rate-limit); their handler
 	// sets the headers itself.
 	Exempt func(c *fiber.Ctx) bool
-	// OnDecision, when set, is told "allowed", "limited", "banned" or "error".
-	OnDecision func(outcome string)
+	// Metrics, when set, counts the outcomes and the bans started.
+	Metrics *Metrics
 }
 
 // Subject names who a request counts against, and under which limits: its
@@ -69,6 +69,12 @@ func (r *RateLimiter) Count(c *fiber.Ctx) error {
 		return nil
 	}
 	d.Headers(func(k, v string) { c.Set(k, v) })
+	if d.BanStarted {
+		r.Logger.Warn("ban started", "requestId", RequestID(c), "subject", subject, "until", d.BannedUntil)
+		if r.Metrics != nil {
+			r.Metrics.BanStarted()
+		}
+	}
 	switch {
 	case d.Banned:
 		r.report("banned")
@@ -83,8 +89,8 @@ func (r *RateLimiter) Count(c *fiber.Ctx) error {
 }
 
 func (r *RateLimiter) report(outcome string) {
-	if r.OnDecision != nil {
-		r.OnDecision(outcome)
+	if r.Metrics != nil {
+		r.Metrics.RateLimit(outcome)
 	}
 }
 

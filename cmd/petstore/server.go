@@ -41,6 +41,7 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger) (*Server, 
 	bg, stop := context.WithCancel(context.Background())
 	s := &Server{Store: store, stop: stop}
 
+	metrics := web.NewMetrics(store.DB().DB)
 	counters := ratelimit.Store(ratelimit.NewMemoryStore())
 	var shared *ratelimit.FailoverStore
 	if cfg.Redis != nil {
@@ -52,6 +53,8 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger) (*Server, 
 			logger.Warn("REDIS_URL unreachable: counting rate limits in process until it answers", "err", err)
 		}
 		shared = ratelimit.NewFailoverStore(ratelimit.NewRedisStore(s.redis), counters, logger)
+		shared.OnFallback = metrics.RedisFallback
+		metrics.WatchRedis(shared.Healthy)
 		counters = shared
 	}
 	limiter := ratelimit.New(ratelimit.Config{
@@ -70,9 +73,9 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger) (*Server, 
 
 	h := &handlers.Handler{
 		Store: store, Limiter: limiter, Shared: shared, Proxies: cfg.Proxies, Logger: logger, Events: s.Hub,
-		Sessions: web.NewSessions(cfg.SessionKeys),
-		Config:   handlers.Config{Deprecated: cfg.Deprecated, Sunset: cfg.Sunset},
-		Now:      func() time.Time { return time.Now().UTC() },
+		Sessions: web.NewSessions(cfg.SessionKeys), Metrics: metrics,
+		Config: handlers.Config{Deprecated: cfg.Deprecated, Sunset: cfg.Sunset},
+		Now:    func() time.Time { return time.Now().UTC() },
 	}
 	s.App = handlers.NewApp(h)
 	return s, nil
