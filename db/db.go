@@ -116,7 +116,9 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		x.SetMaxIdleConns(32)
 		x.SetConnMaxIdleTime(5 * time.Minute)
 	}
-	s := &Store{db: x, dialect: dialect, Now: func() time.Time { return time.Now().UTC() }}
+	// PostgreSQL keeps microseconds: a clock any finer would return values
+	// (a key's createdAt) that differ from what every later read shows.
+	s := &Store{db: x, dialect: dialect, Now: func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }}
 	if err := s.Ping(ctx); err != nil {
 		x.Close()
 		return nil, err

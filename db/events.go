@@ -58,10 +58,21 @@ func (tx *Tx) addEvent(ctx context.Context, typ string, data any) error {
 
 // EventsAfter returns up to limit events with id > after, oldest first.
 func (s *Store) EventsAfter(ctx context.Context, after int64, limit int) ([]Event, error) {
-	var evs []Event
-	err := s.db.SelectContext(ctx, &evs, `SELECT id, type, data, created_at FROM events WHERE id > $1 ORDER BY id LIMIT $2`, after, limit)
+	// data is TEXT: both drivers hand it over as a string, which
+	// database/sql will not store into a json.RawMessage.
+	var rows []struct {
+		ID        int64     `db:"id"`
+		Type      string    `db:"type"`
+		Data      string    `db:"data"`
+		CreatedAt time.Time `db:"created_at"`
+	}
+	err := s.db.SelectContext(ctx, &rows, `SELECT id, type, data, created_at FROM events WHERE id > $1 ORDER BY id LIMIT $2`, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("events after: %w", err)
+	}
+	evs := make([]Event, len(rows))
+	for i, r := range rows {
+		evs[i] = Event{ID: r.ID, Type: r.Type, Data: json.RawMessage(r.Data), CreatedAt: r.CreatedAt}
 	}
 	return evs, nil
 }

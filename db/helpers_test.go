@@ -2,7 +2,9 @@ package db_test
 
 import (
 	"context"
+	"errors"
 	"testing"
+	"time"
 
 	"petstore/db"
 	"petstore/db/dbtest"
@@ -81,3 +83,72 @@ func wantState(tb testing.TB, ctx context.Context, s *db.Store, id int64, status
 }
 
 var _ dbtest.Open = dbtest.SQLite
+
+// countOpenOrders counts a pet's open orders straight from the table, so the
+// invariant check does not trust the store's own queries.
+func countOpenOrders(tb testing.TB, ctx context.Context, s *db.Store, petID int64) int {
+	tb.Helper()
+	var n int
+	if err := s.DB().GetContext(ctx, &n, `SELECT count(*) FROM orders WHERE pet_id = $1 AND state = 'open'`, petID); err != nil {
+		tb.Fatalf("count open orders of %d: %v", petID, err)
+	}
+	return n
+}
+
+// derivedStatus is SPEC §5's invariant written out independently of the store.
+func derivedStatus(stock int64, open int) string {
+	switch {
+	case stock > 0:
+		return db.StatusAvailable
+	case open > 0:
+		return db.StatusPending
+	default:
+		return db.StatusSold
+	}
+}
+
+// wantInvariant fails when a pet's status contradicts its stock and open orders.
+func wantInvariant(tb testing.TB, ctx context.Context, s *db.Store, petID int64) {
+	tb.Helper()
+	status, stock := petState(tb, ctx, s, petID)
+	open := countOpenOrders(tb, ctx, s, petID)
+	if want := derivedStatus(stock, open); status != want {
+		tb.Fatalf("pet %d: status %s with stock %d and %d open orders, want %s", petID, status, stock, open, want)
+	}
+}
+
+// wantRule checks a pet's status and stock after a store rule ran, and the invariant.
+func wantRule(tb testing.TB, ctx context.Context, s *db.Store, petID int64, status string, stock int64) {
+	tb.Helper()
+	wantState(tb, ctx, s, petID, status, stock)
+	wantInvariant(tb, ctx, s, petID)
+}
+
+// wantField fails unless err is validation_failed naming field first.
+func wantField(tb testing.TB, err error, field string) {
+	tb.Helper()
+	wantCode(tb, err, db.EValidationFailed)
+	var e *db.Error
+	if !errors.As(err, &e) || len(e.Details) == 0 {
+		tb.Fatalf("validation error without details: %v", err)
+	}
+	if got := e.Details[0].Field; got != field {
+		tb.Fatalf("field = %q (%+v), want %q", got, e.Details, field)
+	}
+}
+
+// mustAPIKey issues a customer key on the free plan (orders refer to keys).
+func mustAPIKey(tb testing.TB, ctx context.Context, s *db.Store, name string) *db.APIKey {
+	tb.Helper()
+	k, _, err := s.CreateAPIKey(ctx, db.NewAPIKey{Name: &name, Role: ptr(db.RoleCustomer), Plan: ptr(db.PlanFree)})
+	if err != nil {
+		tb.Fatalf("create key %q: %v", name, err)
+	}
+	return k
+}
+
+// pinClock fixes the store's clock at a whole second and returns a setter.
+func pinClock(s *db.Store, t0 time.Time) func(time.Time) {
+	s.Now = func() time.Time { return t0 }
+	return func(t time.Time) { s.Now = func() time.Time { return t } }
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -203,6 +204,9 @@ func (s *Store) PlaceOrders(ctx context.Context, owner Owner, lines []NewOrder) 
 		return nil, err
 	}
 	defer tx.Rollback()
+	if err := tx.lockPets(ctx, lines); err != nil {
+		return nil, err
+	}
 	orders := make([]*Order, len(lines))
 	for i, in := range lines {
 		o, err := tx.placeOrder(ctx, owner, *in.PetID, *in.Quantity, ships[i])
@@ -216,6 +220,28 @@ func (s *Store) PlaceOrders(ctx context.Context, owner Owner, lines []NewOrder) 
 		orders[i] = o
 	}
 	return orders, tx.Commit()
+}
+
+// lockPets locks every pet of a checkout in id order before any line
+// writes. Locking line by line would deadlock on PostgreSQL: two carts naming
+// the same pets in opposite orders, or a cart whose first line already holds
+// the events lock while a restock of its second pet waits for that lock.
+// A pet that does not exist is left for its line to report.
+func (tx *Tx) lockPets(ctx context.Context, lines []NewOrder) error {
+	if len(lines) < 2 {
+		return nil
+	}
+	ids := make([]int64, 0, len(lines))
+	for _, in := range lines {
+		ids = append(ids, *in.PetID)
+	}
+	slices.Sort(ids)
+	for _, id := range slices.Compact(ids) {
+		if _, err := tx.lockPet(ctx, id); err != nil && ErrorCode(err) != ENotFound {
+			return err
+		}
+	}
+	return nil
 }
 
 func (tx *Tx) placeOrder(ctx context.Context, owner Owner, petID, qty int64, ship *time.Time) (*Order, error) {
