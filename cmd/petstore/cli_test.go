@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// env is a fake environment for run.
+func env(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+func runCLI(t *testing.T, vars map[string]string, stdin string, args ...string) (string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), args, env(vars), strings.NewReader(stdin), &out, &errOut)
+	return out.String(), err
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+func TestBadConfigNamesTheVariable(t *testing.T) {
+	for name, value := range map[string]string{
+		"DATABASE_URL":          "mysql://x",
+		"REDIS_URL":             "http://nope",
+		"SESSION_KEYS":          "abc",
+		"PETSTORE_SUNSET":       "next year",
+		"PETSTORE_BAN_STRIKES":  "-3",
+		"PETSTORE_BAN_DURATION": "forever",
+		"TRUSTED_PROXIES":       "300.1.1.1",
+		"LOG_LEVEL":             "loud",
+		"PETSTORE_ADDR":         "8080",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := runCLI(t, map[string]string{name: value}, "", "migrate")
+			if err == nil {
+				t.Fatalf("%s=%q was accepted", name, value)
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, name+": ") || strings.Contains(msg, "\n") {
+				t.Fatalf("error = %q, want one line starting with %s", msg, name)
+			}
+		})
+	}
+}
+
+func TestCommands(t *testing.T) {
+	vars := map[string]string{"DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "cli.db")}
+	if out, err := runCLI(t, vars, "", "migrate"); err != nil || !strings.Contains(out, "migrations applied") {
+		t.Fatalf("migrate = %q, %v", out, err)
+	}
+	if _, err := runCLI(t, vars, "", "seed"); err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+
+	out, err := runCLI(t, vars, "", "keys", "create", "--name", "ci", "--role", "staff", "--plan", "pro")
+	if err != nil {
+		t.Fatalf("keys create: %v", err)
+	}
+	plain := lastLine(out)
+	if !strings.HasPrefix(plain, "psk_") || len(plain) < 40 {
+		t.Fatalf("last line = %q, want the plain key", plain)
+	}
+	out, err = runCLI(t, vars, "", "keys", "create", "--name", "big", "--role", "customer", "--plan", "enterprise", "--per-minute", "5000", "--per-day", "900000")
+	if err != nil || !strings.Contains(out, "5000/min") {
+		t.Fatalf("enterprise key = %q, %v", out, err)
+	}
+	if _, err := runCLI(t, vars, "", "keys", "create", "--name", "bad", "--role", "customer", "--plan", "enterprise"); err == nil {
+		t.Fatal("enterprise key without limits was accepted")
+	}
+
+	out, err = runCLI(t, vars, "", "keys", "list")
+	if err != nil || !strings.Contains(out, plain[:12]) || strings.Contains(out, plain) {
+		t.Fatalf("keys list = %q, %v; want the prefix and never the plain key", out, err)
+	}
+	if out, err := runCLI(t, vars, "", "keys", "revoke", "1"); err != nil || !strings.Contains(out, "revoked") {
+		t.Fatalf("revoke = %q, %v", out, err)
+	}
+	if _, err := runCLI(t, vars, "", "keys", "revoke", "999"); err == nil {
+		t.Fatal("revoking an unknown key succeeded")
+	}
+	out, _ = runCLI(t, vars, "", "keys", "list")
+	if !strings.Contains(out, "revoked") {
+		t.Fatalf("keys list after revoke = %q", out)
+	}
+
+	out, err = runCLI(t, vars, "", "staff", "create", "--username", "alice")
+	if err != nil {
+		t.Fatalf("staff create: %v", err)
+	}
+	if pw := lastLine(out); len(pw) < 16 || strings.Contains(pw, " ") {
+		t.Fatalf("last line = %q, want the generated password", pw)
+	}
+	if _, err := runCLI(t, vars, "", "staff", "create", "--username", "alice"); err == nil {
+		t.Fatal("a second alice was accepted")
+	}
+	if out, err := runCLI(t, vars, "correct horse battery\n", "staff", "create", "--username", "bob", "--password-stdin"); err != nil || strings.Contains(out, "password") {
+		t.Fatalf("staff create --password-stdin = %q, %v", out, err)
+	}
+	if _, err := runCLI(t, vars, "short\n", "staff", "create", "--username", "carol", "--password-stdin"); err == nil {
+		t.Fatal("a 5-byte password was accepted")
+	}
+	if _, err := runCLI(t, vars, "", "frobnicate"); err == nil {
+		t.Fatal("an unknown command was accepted")
+	}
+}
