@@ -78,7 +78,7 @@ func ParseURL(raw string) (dialect, dsn string, err error) {
 		}
 		return DialectPostgres, raw, nil
 	default:
-		return "", "", errors.New("must be empty, sqlite:PATH or postgres://...")
+		return "", "", errors.New("must be empty, sqlite:PATH or a postgres:// URL")
 	}
 }
 

@@ -320,30 +320,39 @@ func (s *Store) UpdateOrder(ctx context.Context, id int64, u OrderUpdate) (*Orde
 		o.ShipDate, o.State, tx.now, id); err != nil {
 		return nil, fmt.Errorf("update order: %w", err)
 	}
+	event := EventOrderUpdated
 	if completing {
-		pet, err := tx.lockPet(ctx, o.PetID)
-		if err == nil {
-			open, err := tx.openOrders(ctx, o.PetID)
-			if err != nil {
-				return nil, err
-			}
-			if status := deriveStatus(pet.Stock, open); status != pet.Status {
-				pet.Status = status
-				if err := tx.writeStock(ctx, pet); err != nil {
-					return nil, err
-				}
-			}
-		} else if ErrorCode(err) != ENotFound {
+		event = EventOrderCompleted
+		if err := tx.settleAfterComplete(ctx, o.PetID); err != nil {
 			return nil, err
 		}
-		err = tx.addEvent(ctx, EventOrderCompleted, o)
-	} else {
-		err = tx.addEvent(ctx, EventOrderUpdated, o)
 	}
-	if err != nil {
+	if err := tx.addEvent(ctx, event, o); err != nil {
 		return nil, err
 	}
 	return o, tx.Commit()
+}
+
+// settleAfterComplete re-derives the pet's status once one of its orders
+// is complete: stock 0 and no other open order makes it sold. A deleted pet
+// has nothing to settle.
+func (tx *Tx) settleAfterComplete(ctx context.Context, petID int64) error {
+	pet, err := tx.lockPet(ctx, petID)
+	if ErrorCode(err) == ENotFound {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	open, err := tx.openOrders(ctx, petID)
+	if err != nil {
+		return err
+	}
+	if status := deriveStatus(pet.Stock, open); status != pet.Status {
+		pet.Status = status
+		return tx.writeStock(ctx, pet)
+	}
+	return nil
 }
 
 // CancelOrder cancels an open order the owner may see (nil: any) and puts

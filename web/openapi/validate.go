@@ -216,10 +216,10 @@ func checkSemantics(status int, header http.Header, body []byte) error {
 		return fmt.Errorf("error body: %w", err)
 	}
 	if e.Status != status {
-		return fmt.Errorf("Error.status is %d", e.Status)
+		return fmt.Errorf("the Error object says status %d", e.Status)
 	}
 	if want, ok := ErrorStatus[e.Code]; ok && want != status {
-		return fmt.Errorf("Error.code %q belongs to status %d", e.Code, want)
+		return fmt.Errorf("the Error code %q belongs to status %d", e.Code, want)
 	}
 	if e.RequestID != "" && e.RequestID != header.Get("X-Request-Id") {
 		return fmt.Errorf("Error.requestId %q differs from X-Request-Id %q", e.RequestID, header.Get("X-Request-Id"))
