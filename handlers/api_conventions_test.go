@@ -149,6 +149,10 @@ func TestDeprecation(t *testing.T) {
 			t.Errorf("%s Link = %q", path, got)
 		}
 	}
+	r := a.do(req{method: "GET", path: "/api/pets/" + itoa(pet.ID)}).want(t, 401, "unauthorized")
+	if r.Header.Get("Deprecation") == "" || r.Header.Get("Sunset") == "" {
+		t.Errorf("a 401 of the deprecated operation lacks its headers: %v", r.Header)
+	}
 	a.clock.Set(time.Date(2027, 6, 30, 0, 0, 0, 0, time.UTC))
 	a.do(req{method: "GET", path: "/api/pets/" + itoa(pet.ID), key: a.customer}).want(t, 410, "endpoint_sunset")
 }

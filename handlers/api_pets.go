@@ -113,11 +113,6 @@ func (h *Handler) apiDeletePet(c *fiber.Ctx) error {
 	return c.SendStatus(fiber.StatusNoContent)
 }
 
-// petSuccessor is the replacement of the deprecated GET /pets/{petId}.
-func petSuccessor(c *fiber.Ctx) string {
-	return "/api/pets?ids=" + c.Params("petId")
-}
-
 // nonNil makes an empty list encode as [] rather than null.
 func nonNil[T any](s []T) []T {
 	if s == nil {

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -19,15 +20,19 @@ func (h *Handler) Routes(app *fiber.App) {
 		app.Get("/metrics", h.Metrics.Handler())
 	}
 
-	api := &apiRouter{Router: app.Group("/api", web.APIHeaders, web.APIKey(h.Store), h.rateLimiter().Handler)}
+	getPet := &web.Deprecated{
+		Method: fiber.MethodGet, Path: regexp.MustCompile(`^/api/pets/([^/]+)/?$`),
+		Since: h.Config.Deprecated, Sunset: h.Config.Sunset, Now: h.Now,
+		Successor: func(id string) string { return "/api/pets?ids=" + url.QueryEscape(id) },
+	}
+	api := &apiRouter{Router: app.Group("/api", web.APIHeaders, getPet.Mark, web.APIKey(h.Store), h.rateLimiter().Handler)}
 	api.add(fiber.MethodGet, "/openapi.json", web.RejectBadKey, h.apiOpenAPI)
 	api.add(fiber.MethodGet, "/docs", web.RejectBadKey, h.apiDocs)
 	api.add(fiber.MethodGet, "/rate-limit", web.RequireKey, h.apiRateLimit)
 
 	api.add(fiber.MethodGet, "/pets", web.RequireKey, h.apiListPets)
 	api.add(fiber.MethodPost, "/pets", web.RequireStaff, h.idempotent(), h.apiCreatePet)
-	api.add(fiber.MethodGet, "/pets/:petId",
-		web.Deprecation(h.Config.Deprecated, h.Config.Sunset, h.Now, petSuccessor), web.RequireKey, h.apiGetPet)
+	api.add(fiber.MethodGet, "/pets/:petId", getPet.Gone, web.RequireKey, h.apiGetPet)
 	api.add(fiber.MethodPut, "/pets/:petId", web.RequireStaff, h.apiUpdatePet)
 	api.add(fiber.MethodDelete, "/pets/:petId", web.RequireStaff, h.apiDeletePet)
 

@@ -101,4 +101,5 @@ func APIHeaders(c *fiber.Ctx) error {
 func SetAPIHeaders(c *fiber.Ctx) {
 	SetRequestID(c)
 	c.Set("X-API-Version", APIVersion)
+	c.Set("X-Content-Type-Options", "nosniff")
 }
