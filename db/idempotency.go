@@ -20,6 +20,7 @@ const (
 type StoredResponse struct {
 	Status      int    `db:"status"`
 	ContentType string `db:"content_type"`
+	Location    string `db:"location"`
 	Body        []byte `db:"body"`
 }
 
@@ -45,10 +46,11 @@ func (s *Store) BeginIdempotent(ctx context.Context, owner, key, requestHash str
 		RequestHash string         `db:"request_hash"`
 		Status      sql.NullInt64  `db:"status"`
 		ContentType sql.NullString `db:"content_type"`
+		Location    sql.NullString `db:"location"`
 		Body        []byte         `db:"body"`
 		CreatedAt   time.Time      `db:"created_at"`
 	}
-	err = s.db.GetContext(ctx, &row, `SELECT request_hash, status, content_type, body, created_at FROM idempotency_keys WHERE owner = $1 AND key = $2`, owner, key)
+	err = s.db.GetContext(ctx, &row, `SELECT request_hash, status, content_type, location, body, created_at FROM idempotency_keys WHERE owner = $1 AND key = $2`, owner, key)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Expired and deleted between our statements: try once more.
 		return s.BeginIdempotent(ctx, owner, key, requestHash)
@@ -60,7 +62,7 @@ func (s *Store) BeginIdempotent(ctx context.Context, owner, key, requestHash str
 		return nil, Errorf(EIdempotencyKeyReused, "This Idempotency-Key was used with a different request.")
 	}
 	if row.Status.Valid {
-		return &StoredResponse{Status: int(row.Status.Int64), ContentType: row.ContentType.String, Body: row.Body}, nil
+		return &StoredResponse{Status: int(row.Status.Int64), ContentType: row.ContentType.String, Location: row.Location.String, Body: row.Body}, nil
 	}
 	if now.Sub(row.CreatedAt) < idempotencyStale {
 		return nil, Errorf(EIdempotencyInProgress, "A request with this Idempotency-Key is still in progress.")
@@ -78,8 +80,8 @@ func (s *Store) BeginIdempotent(ctx context.Context, owner, key, requestHash str
 
 // FinishIdempotent stores the response for replay.
 func (s *Store) FinishIdempotent(ctx context.Context, owner, key string, r StoredResponse) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE idempotency_keys SET status = $1, content_type = $2, body = $3 WHERE owner = $4 AND key = $5`,
-		r.Status, r.ContentType, r.Body, owner, key)
+	_, err := s.db.ExecContext(ctx, `UPDATE idempotency_keys SET status = $1, content_type = $2, location = $3, body = $4 WHERE owner = $5 AND key = $6`,
+		r.Status, r.ContentType, r.Location, r.Body, owner, key)
 	if err != nil {
 		return fmt.Errorf("store idempotent response: %w", err)
 	}

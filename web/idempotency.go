@@ -48,6 +48,9 @@ func Idempotency(store IdempotencyStore, logger *slog.Logger) fiber.Handler {
 		if stored != nil {
 			c.Set("Idempotent-Replayed", "true")
 			c.Set(fiber.HeaderContentType, stored.ContentType)
+			if stored.Location != "" {
+				c.Set(fiber.HeaderLocation, stored.Location)
+			}
 			return c.Status(stored.Status).Send(stored.Body)
 		}
 		if err := c.Next(); err != nil {
@@ -63,7 +66,12 @@ func Idempotency(store IdempotencyStore, logger *slog.Logger) fiber.Handler {
 			}
 			return nil
 		}
-		r := db.StoredResponse{Status: status, ContentType: string(c.Response().Header.ContentType()), Body: append([]byte(nil), c.Response().Body()...)}
+		r := db.StoredResponse{
+			Status:      status,
+			ContentType: string(c.Response().Header.ContentType()),
+			Location:    string(c.Response().Header.Peek(fiber.HeaderLocation)),
+			Body:        append([]byte(nil), c.Response().Body()...),
+		}
 		if err := store.FinishIdempotent(context.WithoutCancel(ctx), owner, key, r); err != nil {
 			logger.Error("store idempotent answer", "requestId", RequestID(c), "err", err)
 		}

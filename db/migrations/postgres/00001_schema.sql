@@ -73,6 +73,7 @@ CREATE TABLE idempotency_keys (
     request_hash TEXT      NOT NULL,
     status       INTEGER,
     content_type TEXT,
+    location     TEXT,
     body         BYTEA,
     created_at   TIMESTAMPTZ NOT NULL,
     PRIMARY KEY (owner, key)
