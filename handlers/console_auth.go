@@ -1,0 +1,286 @@
+package handlers
+
+import (
+	"errors"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gorilla/sessions"
+	"golang.org/x/crypto/bcrypt"
+
+	"petstore/db"
+	"petstore/views/console"
+	"petstore/web"
+)
+
+// consoleSessionName names the console's cookie, separate from the shop's:
+// signed and encrypted by web.Sessions, HttpOnly and SameSite=Lax, Secure
+// behind TLS. It holds the staff user's id, the sign-in time, a flash
+// message and the CSRF token (web.CSRF's own "csrf" key).
+const consoleSessionName = "petstore_staff"
+
+// Session keys of the console's cookie.
+const (
+	keyStaffID    = "staff"
+	keyStaffSince = "since"
+	keyFlashKind  = "flashKind"
+	keyFlashText  = "flash"
+)
+
+// Login throttling (SPEC §10, §13): this many failures within the window
+// lock the username for the client IP, even for the right password.
+const (
+	loginMaxFailures = 5
+	loginWindow      = 15 * time.Minute
+)
+
+// consoleSessionTTL is how long a sign-in lasts.
+const consoleSessionTTL = 12 * time.Hour
+
+type staffLocal struct{}
+
+// dummyHash is compared against when the username is unknown, so a wrong
+// username takes as long as a wrong password.
+var dummyHash = sync.OnceValue(func() []byte {
+	h, _ := bcrypt.GenerateFromPassword([]byte("petstore: no such user"), bcrypt.DefaultCost)
+	return h
+})
+
+func (h *Handler) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now().UTC()
+}
+
+// consoleSession is the request's console session.
+func (h *Handler) consoleSession(c *fiber.Ctx) (*sessions.Session, error) {
+	return h.Sessions.Get(c, consoleSessionName)
+}
+
+// requireStaff lets signed-in staff through and sends everyone else to the
+// sign-in page (htmx requests by HX-Redirect, as a redirect would be
+// swapped into the page).
+func (h *Handler) requireStaff(c *fiber.Ctx) error {
+	sess, err := h.consoleSession(c)
+	if err != nil {
+		return err
+	}
+	id, _ := sess.Values[keyStaffID].(int64)
+	since, _ := sess.Values[keyStaffSince].(int64)
+	if id > 0 && h.now().Sub(time.Unix(since, 0)) < consoleSessionTTL {
+		u, err := h.Store.FindStaffUserByID(c.UserContext(), id)
+		if err == nil {
+			c.Locals(staffLocal{}, u)
+			return c.Next()
+		}
+		if db.ErrorCode(err) != db.ENotFound {
+			return err
+		}
+	}
+	target := "/staff/login"
+	if c.Method() == fiber.MethodGet && !web.IsHTMX(c) && c.Path() != "/staff" {
+		target += "?next=" + url.QueryEscape(c.OriginalURL())
+	}
+	if web.IsHTMX(c) {
+		c.Set("HX-Redirect", target)
+		return c.SendStatus(fiber.StatusUnauthorized)
+	}
+	if c.Path() == "/staff/events" {
+		return c.SendStatus(fiber.StatusUnauthorized)
+	}
+	return c.Redirect(target, fiber.StatusSeeOther)
+}
+
+// currentStaff is the signed-in user (after requireStaff).
+func currentStaff(c *fiber.Ctx) *db.StaffUser {
+	u, _ := c.Locals(staffLocal{}).(*db.StaffUser)
+	return u
+}
+
+// consoleNoStore keeps console pages out of caches: they show stock,
+// orders and keys.
+func consoleNoStore(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.Next()
+}
+
+// safeNext keeps a post-login redirect inside the console.
+func safeNext(next string) string {
+	if next == "/staff" || (strings.HasPrefix(next, "/staff/") && !strings.HasPrefix(next, "//") && !strings.ContainsAny(next, "\\\r\n")) {
+		return next
+	}
+	return "/staff"
+}
+
+func (h *Handler) consoleLoginPage(c *fiber.Ctx) error {
+	sess, err := h.consoleSession(c)
+	if err != nil {
+		return err
+	}
+	if id, _ := sess.Values[keyStaffID].(int64); id > 0 {
+		if since, _ := sess.Values[keyStaffSince].(int64); h.now().Sub(time.Unix(since, 0)) < consoleSessionTTL {
+			return c.Redirect(safeNext(c.Query("next")), fiber.StatusSeeOther)
+		}
+	}
+	v := console.LoginView{CSRF: web.CSRFToken(c), Next: c.Query("next")}
+	if text, _ := sess.Values[keyFlashText].(string); text != "" {
+		v.Notice = text
+		delete(sess.Values, keyFlashText)
+		delete(sess.Values, keyFlashKind)
+		if err := h.Sessions.Save(c, sess); err != nil {
+			return err
+		}
+	}
+	return web.Render(c, console.LoginPage(v), nil)
+}
+
+// consoleLogin checks a username and password. Five failures within 15
+// minutes lock that username for the client's IP: while locked even the
+// right password is refused (429), and attempts are not checked at all.
+func (h *Handler) consoleLogin(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	v := console.LoginView{
+		CSRF:     web.CSRFToken(c),
+		Username: strings.TrimSpace(c.FormValue("username")),
+		Next:     c.FormValue("next"),
+	}
+	password := c.FormValue("password")
+	fail := func(status int, msg string) error {
+		v.Error = msg
+		c.Status(status)
+		return web.Render(c, console.LoginPage(v), nil)
+	}
+	if v.Username == "" || password == "" {
+		return fail(fiber.StatusUnprocessableEntity, "Enter your username and password.")
+	}
+	ip := h.Proxies.ClientIP(c.Context().RemoteIP().String(), c.Get(fiber.HeaderXForwardedFor))
+	failures, err := h.Store.CountLoginFailures(ctx, v.Username, ip, h.Store.Now().Add(-loginWindow))
+	if err != nil {
+		return err
+	}
+	if failures >= loginMaxFailures {
+		return fail(fiber.StatusTooManyRequests, lockedMessage)
+	}
+	u, err := h.Store.FindStaffUserByUsername(ctx, v.Username)
+	if err != nil && db.ErrorCode(err) != db.ENotFound {
+		return err
+	}
+	hash := dummyHash()
+	if u != nil {
+		hash = []byte(u.PasswordHash)
+	}
+	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || u == nil {
+		if err := h.Store.RecordLoginFailure(ctx, v.Username, ip); err != nil {
+			return err
+		}
+		if failures+1 >= loginMaxFailures {
+			return fail(fiber.StatusTooManyRequests, lockedMessage)
+		}
+		return fail(fiber.StatusUnauthorized, "Wrong username or password.")
+	}
+	if err := h.Store.ClearLoginFailures(ctx, v.Username, ip); err != nil {
+		return err
+	}
+	sess, err := h.consoleSession(c)
+	if err != nil {
+		return err
+	}
+	sess.Values[keyStaffID] = u.ID
+	sess.Values[keyStaffSince] = h.now().Unix()
+	if err := h.Sessions.Save(c, sess); err != nil {
+		return err
+	}
+	h.Logger.Info("staff signed in", "user", u.Username, "ip", ip)
+	return c.Redirect(safeNext(v.Next), fiber.StatusSeeOther)
+}
+
+const lockedMessage = "Too many failed sign-ins for this username from your address. Try again in 15 minutes."
+
+// consoleLogout ends the sign-in and keeps the CSRF token, so the sign-in
+// form that follows works.
+func (h *Handler) consoleLogout(c *fiber.Ctx) error {
+	sess, err := h.consoleSession(c)
+	if err != nil {
+		return err
+	}
+	delete(sess.Values, keyStaffID)
+	delete(sess.Values, keyStaffSince)
+	sess.Values[keyFlashKind], sess.Values[keyFlashText] = "ok", "You are signed out."
+	if err := h.Sessions.Save(c, sess); err != nil {
+		return err
+	}
+	return c.Redirect("/staff/login", fiber.StatusSeeOther)
+}
+
+// consoleFlash keeps a message for the next page the browser loads.
+func (h *Handler) consoleFlash(c *fiber.Ctx, kind, text string) error {
+	sess, err := h.consoleSession(c)
+	if err != nil {
+		return err
+	}
+	sess.Values[keyFlashKind], sess.Values[keyFlashText] = kind, text
+	return h.Sessions.Save(c, sess)
+}
+
+// consoleChrome builds the frame of a full page and takes the flash
+// message out of the session.
+func (h *Handler) consoleChrome(c *fiber.Ctx, title, nav string) (console.Chrome, error) {
+	ch := console.Chrome{Title: title, Nav: nav, CSRF: web.CSRFToken(c)}
+	if u := currentStaff(c); u != nil {
+		ch.User = u.Username
+	}
+	ch.RedisDown = h.Shared != nil && !h.Shared.Healthy()
+	sess, err := h.consoleSession(c)
+	if err != nil {
+		return ch, err
+	}
+	if text, _ := sess.Values[keyFlashText].(string); text != "" {
+		kind, _ := sess.Values[keyFlashKind].(string)
+		ch.Flash = console.Flash{Kind: kind, Text: text}
+		delete(sess.Values, keyFlashText)
+		delete(sess.Values, keyFlashKind)
+		if err := h.Sessions.Save(c, sess); err != nil {
+			return ch, err
+		}
+	}
+	return ch, nil
+}
+
+// consoleDone answers a successful action: the fragment for htmx, else a
+// redirect to back with a flash message (the forms work without JS too).
+func (h *Handler) consoleDone(c *fiber.Ctx, back, msg string, fragment func() error) error {
+	if web.IsHTMX(c) {
+		return fragment()
+	}
+	if err := h.consoleFlash(c, "ok", msg); err != nil {
+		return err
+	}
+	return c.Redirect(back, fiber.StatusSeeOther)
+}
+
+// consoleRefused answers an action the store refused with a user-caused
+// error (409 or 422): the fragment with that status for htmx, else a
+// redirect to back with the message. Other errors go to the error handler.
+func (h *Handler) consoleRefused(c *fiber.Ctx, err error, back string, fragment func(msg string) error) error {
+	var coded *db.Error
+	status := web.ProblemOf(err).Status
+	if !errors.As(err, &coded) || (status != fiber.StatusConflict && status != fiber.StatusUnprocessableEntity) {
+		return err
+	}
+	msg := coded.Message
+	if len(coded.Details) > 0 {
+		_, msg = console.FieldErrorsOf(coded)
+	}
+	if web.IsHTMX(c) && fragment != nil {
+		c.Status(status)
+		return fragment(msg)
+	}
+	if err := h.consoleFlash(c, "error", msg); err != nil {
+		return err
+	}
+	return c.Redirect(back, fiber.StatusSeeOther)
+}

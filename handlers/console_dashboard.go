@@ -1,0 +1,41 @@
+package handlers
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"petstore/db"
+	"petstore/views/console"
+	"petstore/web"
+)
+
+// lowStockMax is the stock at or under which an available pet is "low".
+const lowStockMax = 2
+
+// consoleDashboard shows the counts, low stock and the newest open orders;
+// htmx refetches the panels on every event.
+func (h *Handler) consoleDashboard(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	counts, err := h.Store.CountDashboard(ctx)
+	if err != nil {
+		return err
+	}
+	low, err := h.Store.FindLowStock(ctx, lowStockMax, 10)
+	if err != nil {
+		return err
+	}
+	open := false
+	recent, _, err := h.Store.FindConsoleOrders(ctx, db.ConsoleOrderFilter{Complete: &open, Limit: 5})
+	if err != nil {
+		return err
+	}
+	v := console.DashboardView{Counts: counts, LowStock: low, LowStockMax: lowStockMax, Recent: recent}
+	if web.IsHTMX(c) {
+		return web.Render(c, nil, console.DashboardPanels(v))
+	}
+	ch, err := h.consoleChrome(c, "Dashboard", "dashboard")
+	if err != nil {
+		return err
+	}
+	ch.Live = true
+	return web.Render(c, console.DashboardPage(ch, v), console.DashboardPanels(v))
+}

@@ -1,0 +1,233 @@
+package handlers
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"petstore/db"
+	"petstore/views/console"
+	"petstore/web"
+)
+
+// keyFormFields are the form's fields, named as in the API's NewApiKey.
+var keyFormFields = []string{"name", "role", "plan", "perMinute", "perDay"}
+
+// keyForm reads the issue or edit form into the store's input. The limits
+// count only for the enterprise plan (the inputs stay in the form, hidden,
+// for the other plans).
+func keyForm(c *fiber.Ctx, withRole bool) (db.NewAPIKey, console.KeyForm) {
+	f := console.KeyForm{
+		Name: c.FormValue("name"), Role: c.FormValue("role"), Plan: c.FormValue("plan"),
+		PerMinute: strings.TrimSpace(c.FormValue("perMinute")), PerDay: strings.TrimSpace(c.FormValue("perDay")),
+		Errors: console.FieldErrors{},
+	}
+	in := db.NewAPIKey{Name: &f.Name, Plan: &f.Plan}
+	if withRole {
+		in.Role = &f.Role
+	}
+	if f.Plan == db.PlanEnterprise {
+		for _, l := range []struct {
+			field, raw string
+			dst        **int64
+		}{{"perMinute", f.PerMinute, &in.PerMinute}, {"perDay", f.PerDay, &in.PerDay}} {
+			if l.raw == "" {
+				continue
+			}
+			n, err := strconv.ParseInt(l.raw, 10, 64)
+			if err != nil {
+				f.Errors[l.field] = "must be a positive integer"
+				continue
+			}
+			*l.dst = &n
+		}
+	}
+	return in, f
+}
+
+// keyFormErrors merges the store's messages into the form.
+func keyFormErrors(err error, f *console.KeyForm) (int, bool) {
+	var coded *db.Error
+	status := web.ProblemOf(err).Status
+	if !errors.As(err, &coded) || status != fiber.StatusUnprocessableEntity {
+		return status, false
+	}
+	fe, problem := console.FieldErrorsOf(coded, keyFormFields...)
+	for k, msg := range fe {
+		if f.Errors[k] == "" {
+			f.Errors[k] = msg
+		}
+	}
+	f.Problem = problem
+	return status, true
+}
+
+// consoleKeys lists keys (live ones unless ?revoked=1) under the issue form.
+func (h *Handler) consoleKeys(c *fiber.Ctx) error {
+	return h.renderKeys(c, fiber.StatusOK, console.KeyForm{Plan: db.PlanFree, Role: db.RoleCustomer}, nil)
+}
+
+func (h *Handler) renderKeys(c *fiber.Ctx, status int, form console.KeyForm, issued *console.IssuedKey) error {
+	ctx := c.UserContext()
+	after, err := consoleQueryID(c, "after")
+	if err != nil {
+		return err
+	}
+	v := console.KeysView{CSRF: web.CSRFToken(c), Now: h.now(), Form: form, Issued: issued, ShowRevoked: c.Query("revoked") == "1"}
+	// Revoked keys are skipped here rather than in SQL: a page may come back
+	// short, and the next link still continues after its last key.
+	keys, more, err := h.Store.FindAPIKeys(ctx, db.Page{AfterID: after, Limit: consolePageSize})
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if k.RevokedAt == nil || v.ShowRevoked {
+			v.Rows = append(v.Rows, console.KeyRow{Key: k, CSRF: v.CSRF, Now: v.Now})
+		}
+	}
+	if more {
+		v.NextURL = "/staff/keys?after=" + strconv.FormatInt(keys[len(keys)-1].ID, 10)
+		if v.ShowRevoked {
+			v.NextURL += "&revoked=1"
+		}
+	}
+	ch, err := h.consoleChrome(c, "API keys", "keys")
+	if err != nil {
+		return err
+	}
+	c.Status(status)
+	return web.Render(c, console.KeysPage(ch, v), nil)
+}
+
+// consoleIssueKey issues a key and shows its plain text this once; the
+// page is never cached.
+func (h *Handler) consoleIssueKey(c *fiber.Ctx) error {
+	in, f := keyForm(c, true)
+	if len(f.Errors) > 0 {
+		return h.renderKeys(c, fiber.StatusUnprocessableEntity, f, nil)
+	}
+	k, plain, err := h.Store.CreateAPIKey(c.UserContext(), in)
+	if err != nil {
+		status, ok := keyFormErrors(err, &f)
+		if !ok {
+			return err
+		}
+		return h.renderKeys(c, status, f, nil)
+	}
+	h.Logger.Info("API key issued in the console", "keyId", k.ID, "staff", currentStaff(c).Username)
+	return h.renderKeys(c, fiber.StatusCreated, console.KeyForm{Plan: db.PlanFree, Role: db.RoleCustomer}, &console.IssuedKey{Key: k, Plain: plain})
+}
+
+func (h *Handler) renderKeyEdit(c *fiber.Ctx, status int, k *db.APIKey, f console.KeyForm) error {
+	ch, err := h.consoleChrome(c, "Edit key “"+k.Name+"”", "keys")
+	if err != nil {
+		return err
+	}
+	c.Status(status)
+	return web.Render(c, console.KeyEditPage(ch, console.KeyEditView{CSRF: web.CSRFToken(c), Key: k, Form: f}), nil)
+}
+
+// consoleEditKey shows the form that changes a key's name, plan and limits.
+func (h *Handler) consoleEditKey(c *fiber.Ctx) error {
+	id, err := web.PathID(c, "keyId")
+	if err != nil {
+		return err
+	}
+	k, err := h.Store.FindAPIKeyByID(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	f := console.KeyForm{Name: k.Name, Plan: k.Plan, Errors: console.FieldErrors{}}
+	if k.Plan == db.PlanEnterprise {
+		f.PerMinute, f.PerDay = strconv.FormatInt(k.PerMinute, 10), strconv.FormatInt(k.PerDay, 10)
+	}
+	return h.renderKeyEdit(c, fiber.StatusOK, k, f)
+}
+
+// consoleUpdateKey changes a key's name, plan or enterprise limits
+// (Store.UpdateAPIKey); the limiter reads them from the key on its next
+// request.
+func (h *Handler) consoleUpdateKey(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	id, err := web.PathID(c, "keyId")
+	if err != nil {
+		return err
+	}
+	k, err := h.Store.FindAPIKeyByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	if k.RevokedAt != nil {
+		return db.Errorf(db.ENotFound, "API key %d is revoked.", id)
+	}
+	in, f := keyForm(c, false)
+	if len(f.Errors) > 0 {
+		return h.renderKeyEdit(c, fiber.StatusUnprocessableEntity, k, f)
+	}
+	up, err := h.Store.UpdateAPIKey(ctx, id, in)
+	if err != nil {
+		status, ok := keyFormErrors(err, &f)
+		if !ok {
+			return err
+		}
+		return h.renderKeyEdit(c, status, k, f)
+	}
+	msg := "Key “" + up.Name + "” is on the " + up.Plan + " plan: " + strconv.FormatInt(up.PerMinute, 10) + "/min, " +
+		strconv.FormatInt(up.PerDay, 10) + "/day."
+	if err := h.consoleFlash(c, "ok", msg); err != nil {
+		return err
+	}
+	return c.Redirect("/staff/keys", fiber.StatusSeeOther)
+}
+
+// consoleRevokeKey revokes a key for good and answers with its row.
+func (h *Handler) consoleRevokeKey(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	id, err := web.PathID(c, "keyId")
+	if err != nil {
+		return err
+	}
+	if err := h.Store.RevokeAPIKey(ctx, id); err != nil {
+		return err
+	}
+	k, err := h.Store.FindAPIKeyByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	h.Logger.Info("API key revoked in the console", "keyId", k.ID, "staff", currentStaff(c).Username)
+	c.Set("HX-Trigger", "keys-changed")
+	return h.consoleDone(c, "/staff/keys", "Key “"+k.Name+"” is revoked.", func() error {
+		return web.Render(c, nil, console.KeyLine(console.KeyRow{Key: k, CSRF: web.CSRFToken(c), Now: h.now()}))
+	})
+}
+
+// consoleLiftBan ends a key's ban (Limiter.LiftBan) and answers with its
+// row; the usage page refetches itself on the HX-Trigger event.
+func (h *Handler) consoleLiftBan(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	id, err := web.PathID(c, "keyId")
+	if err != nil {
+		return err
+	}
+	k, err := h.Store.FindAPIKeyByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := h.Limiter.LiftBan(ctx, k.Subject()); err != nil {
+		return err
+	}
+	if k, err = h.Store.FindAPIKeyByID(ctx, id); err != nil {
+		return err
+	}
+	h.Logger.Info("ban lifted in the console", "keyId", k.ID, "staff", currentStaff(c).Username)
+	c.Set("HX-Trigger", "keys-changed")
+	back := "/staff/keys"
+	if strings.Contains(c.Get(fiber.HeaderReferer), "/staff/usage") {
+		back = "/staff/usage"
+	}
+	return h.consoleDone(c, back, "The ban of key “"+k.Name+"” is lifted.", func() error {
+		return web.Render(c, nil, console.KeyLine(console.KeyRow{Key: k, CSRF: web.CSRFToken(c), Now: h.now()}))
+	})
+}

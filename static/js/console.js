@@ -1,0 +1,176 @@
+// console.js: the staff console's behaviour on top of htmx (no inline
+// scripts: the CSP allows only same-origin files).
+//
+// - htmx configuration: 422 and 409 answers swap (forms and rows re-render
+//   with their message); no eval; no inline indicator styles.
+// - Other htmx errors show in the page's alert region.
+// - Live updates (htmx-ext-sse): a refresh that would overwrite a row the
+//   user is editing waits until they leave it; an inventory row refreshes
+//   only when the event is about its pet and changes what it shows.
+// - The live indicator, the copy button, and a highlight for new orders.
+(function () {
+  "use strict";
+
+  htmx.config.allowEval = false;
+  htmx.config.includeIndicatorStyles = false;
+  htmx.config.responseHandling = [
+    { code: "204", swap: false },
+    { code: "[23]..", swap: true },
+    { code: "422", swap: true, error: false },
+    { code: "409", swap: true, error: false },
+    { code: "[45]..", swap: false, error: true },
+    { code: "...", swap: false },
+  ];
+
+  var alertBox = function () {
+    return document.getElementById("console-alert");
+  };
+
+  function showAlert(text) {
+    var box = alertBox();
+    if (!box) return;
+    box.textContent = text;
+    box.hidden = false;
+  }
+
+  // The text of an error answer: the error fragment's message, if any.
+  function errorText(xhr) {
+    var text = "";
+    try {
+      var doc = new DOMParser().parseFromString(xhr.responseText || "", "text/html");
+      var p = doc.querySelector("[data-testid=error] p, .field-error");
+      if (p) text = p.textContent.trim();
+    } catch (e) {}
+    if (!text) {
+      text = xhr.status === 0 ? "The server could not be reached." : "The request failed (" + xhr.status + ").";
+    }
+    return text;
+  }
+
+  document.addEventListener("htmx:responseError", function (e) {
+    showAlert(errorText(e.detail.xhr));
+  });
+  document.addEventListener("htmx:sendError", function () {
+    showAlert("The server could not be reached. Check your connection and try again.");
+  });
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var trig = e.detail.requestConfig && e.detail.requestConfig.triggeringEvent;
+    // Polls and live refreshes leave an error the user has not read.
+    if (trig && (trig.type === "submit" || trig.type === "click")) {
+      var box = alertBox();
+      if (box) box.hidden = true;
+    }
+  });
+
+  // An element is busy while the user edits inside it: a field has focus
+  // or holds a value they have not saved yet.
+  function busy(elt) {
+    var active = document.activeElement;
+    if (active && elt.contains(active) && active.matches("input, select, textarea")) return true;
+    var fields = elt.querySelectorAll("input:not([type=hidden]), textarea");
+    for (var i = 0; i < fields.length; i++) {
+      if (fields[i].value !== fields[i].defaultValue) return true;
+    }
+    return false;
+  }
+
+  function eventData(trig) {
+    try {
+      return JSON.parse(trig.detail.data);
+    } catch (e) {
+      return null;
+    }
+  }
+
+  // htmx:confirm runs before every request: skip live refreshes that are
+  // not needed or would overwrite the user's typing.
+  document.addEventListener("htmx:confirm", function (e) {
+    var elt = e.detail.elt;
+    var trig = e.detail.triggeringEvent;
+    if (!elt.dataset.live || !trig || typeof trig.type !== "string" || trig.type.indexOf("sse:") !== 0) return;
+    if (elt.dataset.live === "row" && trig.type === "sse:inventory.updated") {
+      var item = eventData(trig);
+      if (!item || String(item.petId) !== elt.dataset.petId) {
+        e.preventDefault();
+        return;
+      }
+      if (String(item.quantity) === elt.dataset.quantity && item.status === elt.dataset.status) {
+        e.preventDefault();
+        return;
+      }
+    }
+    if (busy(elt)) {
+      e.preventDefault();
+      elt.dataset.stale = "1";
+    }
+  });
+
+  // Leaving a stale row (or table) refreshes it.
+  document.addEventListener("focusout", function (e) {
+    window.setTimeout(function () {
+      var stale = e.target.closest && e.target.closest("[data-stale]");
+      if (stale && document.body.contains(stale) && !busy(stale)) {
+        delete stale.dataset.stale;
+        htmx.trigger(stale, "refresh");
+      }
+    }, 0);
+  });
+
+  // The live indicator follows the event stream.
+  function setLive(state, text) {
+    var el = document.querySelector("[data-testid=live-status]");
+    if (!el) return;
+    el.dataset.state = state;
+    el.textContent = text;
+  }
+  document.addEventListener("htmx:sseOpen", function () {
+    setLive("open", "Live");
+  });
+  document.addEventListener("htmx:sseError", function () {
+    setLive("error", "Reconnecting…");
+  });
+
+  // New orders that arrive live are highlighted for a moment.
+  var seenOrders = null;
+  function orderIDs() {
+    var ids = {};
+    document.querySelectorAll("#order-rows tr[data-order-id]").forEach(function (tr) {
+      ids[tr.dataset.orderId] = true;
+    });
+    return ids;
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    seenOrders = orderIDs();
+  });
+  document.addEventListener("htmx:afterSettle", function (e) {
+    if (!seenOrders || !e.target || e.target.id !== "order-rows") return;
+    document.querySelectorAll("#order-rows tr[data-order-id]").forEach(function (tr) {
+      if (!seenOrders[tr.dataset.orderId]) tr.classList.add("arrived");
+    });
+    seenOrders = orderIDs();
+  });
+
+  // Copy buttons: data-copy names the input whose value they copy.
+  document.addEventListener("click", function (e) {
+    var btn = e.target.closest && e.target.closest("[data-copy]");
+    if (!btn) return;
+    var input = document.getElementById(btn.dataset.copy);
+    if (!input) return;
+    var done = function () {
+      btn.textContent = "Copied";
+      btn.classList.add("copied");
+      window.setTimeout(function () {
+        btn.textContent = "Copy";
+        btn.classList.remove("copied");
+      }, 2000);
+    };
+    input.select();
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(input.value).then(done, function () {
+        if (document.execCommand("copy")) done();
+      });
+    } else if (document.execCommand("copy")) {
+      done();
+    }
+  });
+})();
