@@ -1,0 +1,107 @@
+package handlers
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"petstore/db"
+	"petstore/views/shop"
+	"petstore/web"
+)
+
+// shopPageSize is how many pets a catalog page (and each "load more") shows.
+const shopPageSize = 12
+
+// shopCatalog is the catalog: GET /?q=&category=&status=&cursor=. htmx
+// gets #results for a filter change, or the next cards for "load more"
+// (a request with a cursor); browsers without JavaScript get whole pages.
+func (h *Handler) shopCatalog(c *fiber.Ctx) error {
+	f, err := catalogFilter(c)
+	if err != nil {
+		return err
+	}
+	page, err := web.ParsePage(c)
+	if err != nil {
+		return db.Errorf(db.EBadRequest, "This “load more” link is broken. Start again from the catalog.")
+	}
+	page.Limit = shopPageSize
+	pf := db.PetFilter{Query: f.Query, CategoryID: f.CategoryID, Page: page}
+	if f.Status != "" {
+		pf.Statuses = []string{f.Status}
+	}
+	ctx := c.UserContext()
+	pets, more, err := h.Store.FindPets(ctx, pf)
+	if err != nil {
+		return err
+	}
+	v := shop.Catalog{Filter: f, Pets: pets, Continued: page.AfterID > 0, FirstURL: catalogURL(f, 0)}
+	if more && len(pets) > 0 {
+		v.NextURL = catalogURL(f, pets[len(pets)-1].ID)
+	}
+	if isPartial(c) {
+		if page.AfterID > 0 {
+			return web.Render(c, nil, shop.CatalogMore(v))
+		}
+		return web.Render(c, nil, shop.CatalogResults(v))
+	}
+	if v.Categories, _, err = h.Store.FindCategories(ctx, db.Page{Limit: db.MaxLimit}); err != nil {
+		return err
+	}
+	if v.Chrome, err = h.pageChrome(c, shop.NavCatalog); err != nil {
+		return err
+	}
+	return web.Render(c, shop.CatalogPage(v), nil)
+}
+
+// catalogFilter reads the catalog's query. An over-long search is cut to
+// the longest name; a category or status that cannot be is a 400.
+func catalogFilter(c *fiber.Ctx) (shop.CatalogFilter, error) {
+	f := shop.CatalogFilter{Query: truncateRunes(strings.TrimSpace(c.Query("q")), db.MaxNameLen)}
+	if s := c.Query("category"); s != "" {
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || id < 1 {
+			return f, db.Errorf(db.EBadRequest, "There is no such category. Pick one from the list.")
+		}
+		f.CategoryID = id
+	}
+	if s := c.Query("status"); s != "" {
+		if !db.ValidStatus(s) {
+			return f, db.Errorf(db.EBadRequest, "There is no such availability. Pick one from the list.")
+		}
+		f.Status = s
+	}
+	return f, nil
+}
+
+// catalogURL is the shareable address of a filtered catalog page, after
+// the pet afterID (0: the first page). Empty filters are left out.
+func catalogURL(f shop.CatalogFilter, afterID int64) string {
+	q := url.Values{}
+	if f.Query != "" {
+		q.Set("q", f.Query)
+	}
+	if f.CategoryID > 0 {
+		q.Set("category", strconv.FormatInt(f.CategoryID, 10))
+	}
+	if f.Status != "" {
+		q.Set("status", f.Status)
+	}
+	if afterID > 0 {
+		q.Set("cursor", web.EncodeCursor(afterID))
+	}
+	if len(q) == 0 {
+		return "/"
+	}
+	return "/?" + q.Encode()
+}
+
+// truncateRunes cuts s to at most n runes, without an ellipsis.
+func truncateRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}

@@ -1,0 +1,106 @@
+package handlers
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"petstore/db"
+	"petstore/views/components"
+	"petstore/views/shop"
+)
+
+// shopCheckout places every cart line in one transaction (Store.PlaceOrders,
+// all or nothing): POST /checkout. On success the cart empties and the
+// shopper lands on My orders with a message; on failure the cart stays as
+// it was and the line at fault says why (422).
+func (h *Handler) shopCheckout(c *fiber.Ctx) error {
+	st, err := h.shopState(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	if len(st.cart) == 0 {
+		return h.renderCart(c, st, shop.CartView{Error: "Your cart is empty: add a pet first."}, fiber.StatusUnprocessableEntity)
+	}
+	lines := make([]db.NewOrder, len(st.cart))
+	for i, l := range st.cart {
+		lines[i] = db.NewOrder{PetID: &l.PetID, Quantity: &l.Qty}
+	}
+	orders, err := h.Store.PlaceOrders(ctx, db.Owner{ShopperID: st.shopper}, lines)
+	var le *db.LineError
+	if errors.As(err, &le) && le.Line >= 0 && le.Line < len(st.cart) {
+		v, verr := h.cartView(ctx, st)
+		if verr != nil {
+			return verr
+		}
+		line := &v.Lines[le.Line]
+		line.Error = h.lineProblem(c, line, le.Err)
+		v.Error = "Nothing was ordered. " + lineName(line) + ": " + line.Error + " Change or remove that line and try again."
+		return h.renderCart(c, st, v, fiber.StatusUnprocessableEntity)
+	}
+	if err != nil {
+		return err
+	}
+	st.cart = nil
+	ids := make([]string, len(orders))
+	for i, o := range orders {
+		ids[i] = "#" + strconv.FormatInt(o.ID, 10)
+	}
+	text := "Thank you! Your order is placed: " + plural(len(orders), "order ", "orders ") + strings.Join(ids, ", ") + "."
+	flash(st, components.FlashSuccess, text)
+	if err := h.saveState(c, st); err != nil {
+		return err
+	}
+	if isPartial(c) {
+		c.Set("HX-Redirect", "/orders")
+		return c.SendStatus(fiber.StatusOK)
+	}
+	return c.Redirect("/orders", fiber.StatusSeeOther)
+}
+
+// lineProblem words why a checkout line failed: out of stock ("Only N
+// left", from the stock now), no longer available, or gone from the
+// catalog. It refreshes the line's pet so the page shows the stock now.
+func (h *Handler) lineProblem(c *fiber.Ctx, line *shop.CartLine, err error) string {
+	p, ferr := h.Store.FindPetByID(c.UserContext(), line.PetID)
+	if ferr == nil {
+		line.Pet = p
+	} else {
+		line.Pet = nil
+	}
+	switch db.ErrorCode(err) {
+	case db.EInsufficientStock:
+		if line.Pet != nil && line.Pet.Stock > 0 {
+			return onlyLeft(line.Pet.Stock)
+		}
+		return "None left."
+	case db.EPetNotAvailable:
+		return "No longer available."
+	case db.EValidationFailed:
+		var coded *db.Error
+		if errors.As(err, &coded) && len(coded.Details) > 0 && coded.Details[0].Field == "quantity" {
+			return quantityMessage
+		}
+		return "This pet is no longer in the catalog."
+	}
+	return "This line cannot be ordered."
+}
+
+// lineName names a cart line's pet in a sentence.
+func lineName(l *shop.CartLine) string {
+	if l.Pet != nil {
+		return l.Pet.Name
+	}
+	return "Pet #" + strconv.FormatInt(l.PetID, 10)
+}
+
+// plural picks the word for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,45 @@
+// shop.js configures htmx for the storefront. It is a file of its own, not
+// an inline <script>, because the Content-Security-Policy allows scripts
+// from 'self' only. Everything works without it: forms and links fall back
+// to full pages.
+(function () {
+  "use strict";
+
+  if (!window.htmx) {
+    return; // htmx failed to load; the plain forms and links still work
+  }
+
+  // htmx 2 swaps only 2xx answers by default. The shop answers a form it
+  // refuses with 422 and the form again, showing what to fix; other 4xx
+  // answers carry a message and HX-Retarget: #flash. Server errors are not
+  // swapped: the message below says what happened instead.
+  window.htmx.config.responseHandling = [
+    { code: "204", swap: false },
+    { code: "[23]..", swap: true },
+    { code: "4..", swap: true },
+    { code: "...", swap: false, error: true },
+  ];
+
+  function say(text) {
+    var region = document.getElementById("flash");
+    if (!region) {
+      return;
+    }
+    var p = document.createElement("p");
+    p.className = "flash flash-error";
+    p.setAttribute("role", "alert");
+    p.textContent = text;
+    region.replaceChildren(p);
+  }
+
+  document.addEventListener("htmx:responseError", function (evt) {
+    var status = evt.detail && evt.detail.xhr ? evt.detail.xhr.status : 0;
+    if (status >= 500) {
+      say("Something went wrong on our side (" + status + "). Please try again in a moment.");
+    }
+  });
+
+  document.addEventListener("htmx:sendError", function () {
+    say("The shop could not be reached. Check your connection and try again.");
+  });
+})();
