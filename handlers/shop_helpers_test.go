@@ -99,6 +99,17 @@ func (s *shopClient) post(path string, form url.Values, hx ...bool) *shopResp {
 	return s.send(http.MethodPost, path, form.Encode(), hxHeader(hx))
 }
 
+// submit posts a form as a browser does: a 303 is followed, and the page
+// it leads to (which shows and so clears the flash) is the answer.
+func (s *shopClient) submit(path string, form url.Values) *shopResp {
+	s.t.Helper()
+	r := s.post(path, form)
+	if r.Status != http.StatusSeeOther {
+		s.t.Fatalf("POST %s = %d, want 303; body:\n%s", path, r.Status, r.Body)
+	}
+	return s.get(r.Header.Get("Location")).wantStatus(http.StatusOK)
+}
+
 func hxHeader(hx []bool) map[string]string {
 	if len(hx) > 0 && hx[0] {
 		return map[string]string{"HX-Request": "true"}
