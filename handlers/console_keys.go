@@ -37,7 +37,9 @@ func keyForm(c *fiber.Ctx, withRole bool) (db.NewAPIKey, console.KeyForm) {
 				continue
 			}
 			n, err := strconv.ParseInt(l.raw, 10, 64)
-			if err != nil {
+			if err != nil || n < 1 {
+				// The store's own message, so that a form with an
+				// unreadable number still reports both fields at once.
 				f.Errors[l.field] = "must be a positive integer"
 				continue
 			}

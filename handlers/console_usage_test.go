@@ -1,0 +1,190 @@
+package handlers_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"testing"
+	"time"
+
+	"petstore/db"
+	"petstore/handlers"
+	"petstore/web/ratelimit"
+)
+
+func TestConsoleUsage(t *testing.T) {
+	a := newTestApp(t, withStrikes(2))
+	b := a.signedIn(t)
+	busy, k := a.issueKey("busy", db.RoleCustomer, db.PlanEnterprise, 3, 100)
+	quiet, q := a.issueKey("quiet", db.RoleCustomer, db.PlanFree, 0, 0)
+	cell := func(p *page, id int64, testid string) string {
+		t.Helper()
+		return text(p.find(`[data-testid="usage-row"][data-key-id="` + itoa(id) + `"] [data-testid="` + testid + `"]`))
+	}
+
+	t.Run("counts after API calls", func(t *testing.T) {
+		a.do(req{method: "GET", path: "/api/pets", key: quiet}).want(t, 200)
+		for range 3 {
+			a.do(req{method: "GET", path: "/api/pets", key: busy}).want(t, 200)
+		}
+		a.do(req{method: "GET", path: "/api/pets", key: busy}).want(t, 429, "rate_limited")
+		p := b.get("/staff/usage").wantStatus(http.StatusOK)
+		if got := cell(p, k.ID, "minute-use"); got != "3 / 3" {
+			t.Errorf("busy minute = %q", got)
+		}
+		if got := cell(p, k.ID, "day-use"); got != "3 / 100" {
+			t.Errorf("busy day = %q", got)
+		}
+		if got := cell(p, k.ID, "limited-429"); got != "1" {
+			t.Errorf("busy 429s = %q", got)
+		}
+		if got := cell(p, q.ID, "minute-use"); got != "1 / 60" {
+			t.Errorf("quiet minute = %q", got)
+		}
+		if got := cell(p, k.ID, "ban-state"); got != "none" {
+			t.Errorf("ban = %q", got)
+		}
+		bar := p.find(`[data-key-id="` + itoa(k.ID) + `"] progress`).First()
+		if bar.AttrOr("value", "") != "3" || bar.AttrOr("max", "") != "3" || !bar.HasClass("full") {
+			t.Errorf("minute bar = value %s max %s class %q", bar.AttrOr("value", ""), bar.AttrOr("max", ""), bar.AttrOr("class", ""))
+		}
+		// Busiest first by default.
+		if first := p.id("usage-row").First().AttrOr("data-key-id", ""); first != itoa(k.ID) {
+			t.Errorf("first row = key %s, want the busy key %d", first, k.ID)
+		}
+	})
+	t.Run("chart", func(t *testing.T) {
+		p := b.get("/staff/usage")
+		svg := p.find(`[data-key-id="` + itoa(k.ID) + `"] svg[data-testid="usage-chart"]`)
+		if svg.Length() != 1 {
+			t.Fatalf("no chart")
+		}
+		if svg.AttrOr("role", "") != "img" || !contains(svg.AttrOr("aria-label", ""), "3 in all", "at most 3") {
+			t.Errorf("chart label = %q", svg.AttrOr("aria-label", ""))
+		}
+		rects := svg.Find("rect")
+		if rects.Length() != 1 || !rects.HasClass("now") || !rects.HasClass("full") {
+			t.Fatalf("bars = %d, class %q; want one bar for the current minute, at the limit", rects.Length(), rects.AttrOr("class", ""))
+		}
+		if got := text(rects.Find("title")); got != "10:00 UTC: 3 requests" {
+			t.Errorf("bar title = %q", got)
+		}
+		// A minute later, the old minute moves left and the new one is empty.
+		a.clock.Add(time.Minute)
+		a.do(req{method: "GET", path: "/api/pets", key: busy}).want(t, 200)
+		svg = b.get("/staff/usage").find(`[data-key-id="` + itoa(k.ID) + `"] svg`)
+		if n := svg.Find("rect").Length(); n != 2 {
+			t.Errorf("bars = %d after a second minute, want 2", n)
+		}
+	})
+	t.Run("ban shows and lifts", func(t *testing.T) {
+		a.clock.Add(time.Minute)
+		a.banKey(busy, 3, 2)
+		p := b.get("/staff/usage")
+		if got := cell(p, k.ID, "ban-state"); !contains(got, "banned", "15 min left", "1 in 24 h") {
+			t.Fatalf("ban = %q", got)
+		}
+		if p.find(`[data-key-id="`+itoa(k.ID)+`"] [data-testid="lift-ban"]`).Length() != 1 {
+			t.Fatalf("no lift button")
+		}
+		a.clock.Add(5 * time.Minute)
+		if got := cell(b.hx("/staff/usage"), k.ID, "ban-left"); got != "10 min left" {
+			t.Errorf("time left = %q", got)
+		}
+		b.hxPost("/staff/keys/"+itoa(k.ID)+"/lift-ban", nil).wantStatus(http.StatusOK)
+		p = b.get("/staff/usage")
+		// A lifted ban does not count toward later doubling, nor here.
+		if got := cell(p, k.ID, "ban-state"); got != "none" {
+			t.Errorf("ban after lifting = %q", got)
+		}
+	})
+	t.Run("sorting and the polled panel", func(t *testing.T) {
+		p := b.get("/staff/usage?sort=name")
+		if first := text(p.id("usage-key").First()); first != "busy" {
+			t.Errorf("first by name = %q", first)
+		}
+		if p.find(`th[aria-sort="ascending"]`).Length() != 1 {
+			t.Errorf("sorted column not marked")
+		}
+		b.get("/staff/usage?sort=bogus").wantStatus(http.StatusBadRequest)
+		p = b.hx("/staff/usage?sort=day").wantStatus(http.StatusOK)
+		panel := p.id("usage-panel")
+		if panel.Length() != 1 || p.find("main").Length() != 0 {
+			t.Fatalf("htmx answer is not the panel")
+		}
+		if trig := panel.AttrOr("hx-trigger", ""); !contains(trig, "every 3s") || panel.AttrOr("hx-get", "") != "/staff/usage?sort=day" {
+			t.Errorf("panel polls %q with %q", panel.AttrOr("hx-get", ""), trig)
+		}
+	})
+}
+
+func TestConsoleDashboard(t *testing.T) {
+	a := newTestApp(t)
+	b := a.signedIn(t)
+	ctx := context.Background()
+	a.seedPet("Plenty", 10)
+	low := a.seedPet("Last one", 1)
+	a.seedPet("Gone", 0)
+	if _, err := a.store.PlaceOrder(ctx, db.Owner{APIKeyID: a.custID}, db.NewOrder{PetID: &low.ID, Quantity: ptr(int64(1))}); err != nil {
+		t.Fatal(err)
+	}
+	two := a.seedPet("Two left", 2)
+	p := b.get("/staff").wantStatus(http.StatusOK)
+	for id, want := range map[string]string{"count-available": "2", "count-pending": "1", "count-sold": "1", "count-open-orders": "1", "count-keys": "3", "count-bans": "0"} {
+		if got := text(p.id(id).Find(".value")); got != want {
+			t.Errorf("%s = %q, want %q", id, got, want)
+		}
+	}
+	rows := p.id("low-stock-row")
+	if rows.Length() != 1 || !contains(text(rows), "Two left", "2") {
+		t.Errorf("low stock = %q", text(rows))
+	}
+	if got := text(p.id("recent-orders")); !contains(got, "Last one") {
+		t.Errorf("recent orders = %q", got)
+	}
+	if _, ok := p.find("main").Attr("sse-connect"); !ok {
+		t.Errorf("dashboard is not live")
+	}
+	hx := b.hx("/staff")
+	if hx.find("#dashboard").Length() != 1 || hx.find("main").Length() != 0 {
+		t.Errorf("htmx answer is not the panels")
+	}
+	_ = two
+}
+
+// downStore is a counter store that never answers, like an unreachable Redis.
+type downStore struct{}
+
+var errDown = errors.New("redis: connection refused")
+
+func (downStore) Take(context.Context, string, ratelimit.Limits, int, time.Time) (ratelimit.TakeResult, error) {
+	return ratelimit.TakeResult{}, errDown
+}
+func (downStore) Peek(context.Context, string, time.Time) (ratelimit.Counts, error) {
+	return ratelimit.Counts{}, errDown
+}
+func (downStore) History(context.Context, string, time.Time) (ratelimit.History, error) {
+	return ratelimit.History{}, errDown
+}
+func (downStore) ClearStrikes(context.Context, string, time.Time) error { return errDown }
+
+func TestConsoleRedisWarning(t *testing.T) {
+	shared := ratelimit.NewFailoverStore(downStore{}, ratelimit.NewMemoryStore(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a := newTestApp(t, func(h *handlers.Handler, c *ratelimit.Config) {
+		h.Shared = shared
+		c.Store = shared
+	})
+	b := a.signedIn(t)
+	if b.get("/staff").id("redis-warning").Length() != 0 {
+		t.Fatalf("warning shown while Redis was never asked")
+	}
+	a.do(req{method: "GET", path: "/api/pets", key: a.customer}).want(t, 200) // fails open, marks Redis down
+	if shared.Healthy() {
+		t.Fatal("failover store still healthy")
+	}
+	for _, path := range []string{"/staff", "/staff/usage", "/staff/keys"} {
+		b.get(path).wantText("redis-warning", "Redis unreachable: rate limits are counted per instance.")
+	}
+}
