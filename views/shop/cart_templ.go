@@ -473,7 +473,7 @@ func cartLine(v CartView, l CartLine) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "> <button type=\"submit\" class=\"secondary\" data-testid=\"line-update\">Update</button></div></form><form method=\"post\" action=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "> <button type=\"submit\" class=\"outline\" data-testid=\"line-update\">Update</button></div></form><form method=\"post\" action=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -129,7 +129,7 @@ func page(title string, c Chrome) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = layout.Document(layout.Doc{Title: title, CSRFToken: c.CSRF, Scripts: []string{"/static/js/shop.js"}, BodyClass: "shop"}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = layout.Document(layout.Doc{Title: title, CSRFToken: c.CSRF, Stylesheets: []string{"/static/css/shop.css"}, Scripts: []string{"/static/js/shop.js"}, BodyClass: "shop"}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -1,0 +1,233 @@
+package main
+
+// The shared harness of the browser tests (storefront and console): a real
+// server on a temporary SQLite file with the demo catalog, a headless
+// Debian chromium driven by chromedp, and full-page screenshots.
+//
+//	ts := startServer(t)              // NewServer on 127.0.0.1:0, demo data
+//	ctx := newBrowser(t, true)        // false: JavaScript off
+//	browse(t, ctx, chromedp.Navigate(ts.URL+"/"))
+//	screenshot(t, ctx, "catalog")     // testdata/screenshots/<Test>-catalog.png
+//
+// The browser is /usr/bin/chromium, or PETSTORE_TEST_CHROMIUM. When it is
+// missing the tests skip with a message, except in CI (CI=true), where
+// they fail.
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"petstore/db"
+)
+
+// ChromiumEnv names the variable that points the tests at another browser.
+const ChromiumEnv = "PETSTORE_TEST_CHROMIUM"
+
+// screenshotDir is where screenshot saves, relative to this package
+// (cmd/petstore/testdata/screenshots, ignored by git).
+const screenshotDir = "testdata/screenshots"
+
+// testServer is one running instance for browser tests.
+type testServer struct {
+	// URL is the base address, e.g. http://127.0.0.1:41234 (no slash).
+	URL string
+	// Server is the instance NewServer built; Store is its database.
+	Server *Server
+	Store  *db.Store
+	// Config is what it runs with; Config.SessionKeys can mint session
+	// cookies (web.NewSessions) to log a browser in without the form.
+	Config *Config
+	logs   *lockedBuffer
+}
+
+// startServer runs the real app (NewServer, as `petstore serve` does) on
+// a fresh SQLite file in t.TempDir(), seeded with the demo catalog
+// (Store.SeedDemo) and with generated SESSION_KEYS, listening on
+// 127.0.0.1:0. It shuts down when the test ends (ShutdownWithTimeout);
+// the server's log is printed when the test failed.
+func startServer(t *testing.T) *testServer {
+	t.Helper()
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{
+		"DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "petstore.db"),
+		"SESSION_KEYS": hex.EncodeToString(key),
+	}
+	cfg, err := LoadConfig(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	logs := &lockedBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	ctx := context.Background()
+	srv, err := NewServer(ctx, cfg, logger)
+	if err != nil {
+		t.Fatalf("NewServer: %v", err)
+	}
+	if err := srv.Store.SeedDemo(ctx); err != nil {
+		srv.Close()
+		t.Fatalf("seed: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		srv.Close()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.App.Listener(ln) }()
+	ts := &testServer{URL: "http://" + ln.Addr().String(), Server: srv, Store: srv.Store, Config: cfg, logs: logs}
+	t.Cleanup(func() {
+		srv.Hub.Close() // ends event streams, which would hold the shutdown up
+		if err := srv.App.ShutdownWithTimeout(5 * time.Second); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+		srv.Close()
+		if t.Failed() {
+			t.Logf("server log:\n%s", logs.String())
+		}
+	})
+	return ts
+}
+
+// chromiumPath finds the browser, or skips the test (fails it in CI).
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	candidates := []string{"/usr/bin/chromium", "chromium", "chromium-browser"}
+	if p := os.Getenv(ChromiumEnv); p != "" {
+		candidates = []string{p}
+	}
+	for _, c := range candidates {
+		if p, err := exec.LookPath(c); err == nil {
+			return p
+		}
+	}
+	msg := "no chromium at " + strings.Join(candidates, ", ") + " (apt-get install -y chromium, or set " + ChromiumEnv + ")"
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s: the browser tests are required in CI", msg)
+	}
+	t.Skipf("%s: skipping the browser test", msg)
+	return ""
+}
+
+// newBrowser starts a headless chromium with a fresh profile and returns
+// the context of its first tab, 1280×900. jsEnabled false turns page
+// scripts off (--blink-settings=scriptEnabled=false), to check the
+// no-JavaScript fallbacks; chromedp itself still works. The browser
+// closes when the test ends; each step has at most two minutes in all.
+func newBrowser(t *testing.T, jsEnabled bool) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.Headless,
+		chromedp.NoSandbox, // chromium as root (containers, CI) needs it
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	)
+	if !jsEnabled {
+		opts = append(opts, chromedp.Flag("blink-settings", "scriptEnabled=false"))
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(allocCtx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancelTab()
+		cancelAlloc()
+	})
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+// browse runs steps in the tab and fails the test at the first error,
+// saving a screenshot of the page as it was ("<Test>-failure.png").
+func browse(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		loc, _ := chromedp.Run(ctx, chromedp.Location())
+		screenshot(t, ctx, "failure")
+		t.Fatalf("browser at %s: %v", loc, err)
+	}
+}
+
+// read runs one action that returns a value, failing the test on error.
+func read[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		loc, _ := chromedp.Run(ctx, chromedp.Location())
+		t.Fatalf("browser at %s: %v", loc, err)
+	}
+	return v
+}
+
+// screenshot saves a full-page PNG of the tab as
+// testdata/screenshots/<TestName>-<name>.png and logs its path, so
+// `make test` (go test -v) reports where to look.
+func screenshot(t *testing.T, ctx context.Context, name string) string {
+	t.Helper()
+	// From the top, so sticky headers sit where they belong; this works
+	// with page scripts off too (DevTools evaluates it).
+	_ = chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Errorf("screenshot %s: %v", name, err)
+		return ""
+	}
+	if err := os.MkdirAll(screenshotDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := strings.NewReplacer("/", "-", " ", "_").Replace(t.Name()) + "-" + name + ".png"
+	path, err := filepath.Abs(filepath.Join(screenshotDir, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+	return path
+}
+
+// lockedBuffer collects the server's log lines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
