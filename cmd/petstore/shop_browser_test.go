@@ -213,7 +213,7 @@ func (b *shopBrowser) names() []string {
 func (b *shopBrowser) texts(css string) []string {
 	b.t.Helper()
 	return read(b.t, b.ctx, chromedp.Evaluate[[]string](
-		`[...document.querySelectorAll(` + strconv.Quote(css) + `)].map(e => e.textContent.trim().replace(/\s+/g, " "))`))
+		`[...document.querySelectorAll(`+strconv.Quote(css)+`)].map(e => e.textContent.trim().replace(/\s+/g, " "))`))
 }
 
 // waitJS polls the page until the expression is true (ten seconds).
