@@ -194,6 +194,16 @@ func TestShopBrowserNoJS(t *testing.T) {
 		t.Errorf("Bella's stock = %d after cancel, want 2", got)
 	}
 	screenshot(t, ctx, "orders")
+
+	// A pet that cannot be ordered, and a friendly 404 in the shop's frame.
+	sb.navigate(chromedp.Navigate(ts.URL + "/pets/" + fmtID(sb.pet("Milo").ID)))
+	sb.waitText(`[data-testid="unavailable"]`, "Milo has found a home")
+	resp, err := chromedp.Run(ctx, chromedp.NavigateResponse(ts.URL+"/pets/424242"))
+	if err != nil || resp.Status != 404 {
+		t.Fatalf("missing pet: %v, %v; want 404", resp, err)
+	}
+	sb.waitText(`[data-testid="error-message"]`, "We could not find that pet.")
+	screenshot(t, ctx, "not-found")
 }
 
 // shopBrowser holds the storefront steps both journeys share.
