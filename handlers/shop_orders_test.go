@@ -10,10 +10,14 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"petstore/db"
+	"petstore/db/dbtest"
 )
 
 func TestShopCheckout(t *testing.T) {
-	a := newTestApp(t)
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) { testShopCheckout(t, newTestAppOn(t, open)) })
+}
+
+func testShopCheckout(t *testing.T, a *testApp) {
 	s := catalogSeed(t, a)
 	rex, milo := s.pets["Rex"], s.pets["Milo"]
 
@@ -123,7 +127,10 @@ func TestShopCheckout(t *testing.T) {
 }
 
 func TestShopOrders(t *testing.T) {
-	a := newTestApp(t)
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) { testShopOrders(t, newTestAppOn(t, open)) })
+}
+
+func testShopOrders(t *testing.T, a *testApp) {
 	s := catalogSeed(t, a)
 	rex, milo := s.pets["Rex"], s.pets["Milo"]
 	c := newShopClient(t, a)
