@@ -54,8 +54,9 @@ func (h *Handler) cartView(ctx context.Context, st *shopState) (shop.CartView, e
 	return v, nil
 }
 
-// renderCart answers a cart action: 422 with the cart and the reason when
-// refused (lineErr marks the line at fault), else the fragment or a 303.
+// renderCart answers a refused cart action with the cart and the reasons
+// (v.Error, and the line at fault's Error): the cart fragment for htmx,
+// else the whole page, with status (422).
 func (h *Handler) renderCart(c *fiber.Ctx, st *shopState, v shop.CartView, status int) error {
 	c.Status(status)
 	if isPartial(c) {

@@ -53,7 +53,11 @@ func shopMessage(p web.Problem) string {
 // shopID reads a positive id from the path or a form field; what names
 // the thing for the message ("pet", "order").
 func shopID(raw, what string) (int64, error) {
-	id, err := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return 0, db.Errorf(db.EBadRequest, "No %s was given.", what)
+	}
+	id, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || id < 1 {
 		return 0, db.Errorf(db.EBadRequest, "That is not a %s number we know: %q.", what, truncate(raw, 20))
 	}

@@ -137,7 +137,7 @@ func (h *Handler) shopState(c *fiber.Ctx) (*shopState, error) {
 	return &shopState{sess: sess, cart: parseCart(raw), shopper: shopper}, nil
 }
 
-// save writes the cart back and saves the cookie.
+// saveState writes the cart back into the session and saves the cookie.
 func (h *Handler) saveState(c *fiber.Ctx, st *shopState) error {
 	if len(st.cart) == 0 {
 		delete(st.sess.Values, keyCart)
