@@ -120,6 +120,14 @@ func TestShopBrowser(t *testing.T) {
 	browse(t, ctx, chromedp.Navigate(ts.URL+"/orders"))
 	sb.waitJS(`document.documentElement.scrollWidth <= 360`)
 	screenshot(t, ctx, "orders-360px")
+	browse(t, ctx, chromedp.Navigate(ts.URL+"/pets/"+fmtID(nala.ID)))
+	sb.addToCart(1)
+	sb.waitText(`#cart-count`, "1")
+	sb.waitJS(`document.documentElement.scrollWidth <= 360`)
+	screenshot(t, ctx, "pet-360px")
+	browse(t, ctx, chromedp.Navigate(ts.URL+"/cart"))
+	sb.waitJS(`document.documentElement.scrollWidth <= 360`)
+	screenshot(t, ctx, "cart-360px")
 }
 
 // TestShopBrowserNoJS runs the same journey with JavaScript off: plain
