@@ -44,6 +44,7 @@ func (h *Handler) shopCheckout(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	h.ordersPlaced(len(orders))
 	st.cart = nil
 	ids := make([]string, len(orders))
 	for i, o := range orders {
