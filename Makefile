@@ -29,6 +29,8 @@ test: ## gofmt check, templ freshness check, go vet, staticcheck, go test -race
 	@echo "== go vet"; $(GO) vet ./...
 	@echo "== staticcheck"; $(MAKE) --no-print-directory staticcheck
 	@echo "== go test"; $(GO) test -race -count=1 -timeout 8m ./...
+	@shots=cmd/petstore/testdata/screenshots; if [ -d $$shots ]; then \
+	  echo "== screenshots of the browser tests in $$shots/:"; ls $$shots | sed 's/^/   /'; fi
 
 # staticcheck builds from its own module (.tools): goose pins a golang.org/x/exp
 # version the module proxy refuses, which staticcheck's imports would pull in here.
@@ -39,6 +41,10 @@ $(STATICCHECK): .tools/go.mod .tools/go.sum
 .PHONY: staticcheck
 staticcheck: $(STATICCHECK) ## run staticcheck (honnef.co/go/tools) over the module
 	./$(STATICCHECK) ./...
+
+.PHONY: bench
+bench: ## load-test the real binary on SQLite and PostgreSQL (~3 min); BENCH_FLAGS="-duration 5s" to change it
+	$(GO) run ./cmd/petstore-bench $(BENCH_FLAGS)
 
 .PHONY: migrate
 migrate: ## apply database migrations to DATABASE_URL (default var/petstore.db)
