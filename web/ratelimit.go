@@ -15,8 +15,8 @@ type RateLimitOptions struct {
 	Limiter *ratelimit.Limiter
 	Proxies ratelimit.TrustedProxies
 	Logger  *slog.Logger
-	// Exempt requests are not counted (GET /api/rate-limit); their handler
-	// sets the headers itself.
+	// Exempt requests are not counted (GET /api/rate-limit); they get the
+	// headers of the current state.
 	Exempt func(c *fiber.Ctx) bool
 	// Metrics, when set, counts the outcomes and the bans started.
 	Metrics *Metrics
@@ -57,11 +57,23 @@ func (r *RateLimiter) Handler(c *fiber.Ctx) error {
 // Count decides the request once (later calls do nothing), sets the
 // headers and returns the refusal, if any.
 func (r *RateLimiter) Count(c *fiber.Ctx) error {
-	if c.Locals(localRateLimited) != nil || (r.Exempt != nil && r.Exempt(c)) {
+	if c.Locals(localRateLimited) != nil {
 		return nil
 	}
 	c.Locals(localRateLimited, true)
 	subject, lim := Subject(c, r.Proxies)
+	if r.Exempt != nil && r.Exempt(c) {
+		// Not counted, but every answer carries the headers, a refusal
+		// before the handler (401) included.
+		if d, err := r.Limiter.Status(c.UserContext(), subject, lim); err == nil {
+			d.Headers(func(k, v string) {
+				if k != fiber.HeaderRetryAfter {
+					c.Set(k, v)
+				}
+			})
+		}
+		return nil
+	}
 	d, err := r.Limiter.Allow(c.UserContext(), subject, lim)
 	if err != nil {
 		r.report("error")
