@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"log/slog"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -24,7 +26,8 @@ const MaxIdempotencyKey = 255
 // Idempotency honours `Idempotency-Key` on a POST (SPEC §5): the same key
 // and body replay the stored answer with `Idempotent-Replayed: true`; a
 // different body is 422; a request still running is 409. Answers below 500
-// are kept for 24 hours; after a 5xx the key is released for a retry.
+// are kept for 24 hours; after a 5xx the key is released for a retry, and
+// so it is after an answer marked Cache-Control: no-store (POST /keys).
 func Idempotency(store IdempotencyStore, logger *slog.Logger) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		key := c.Get("Idempotency-Key")
@@ -51,7 +54,7 @@ func Idempotency(store IdempotencyStore, logger *slog.Logger) fiber.Handler {
 			if stored.Location != "" {
 				c.Set(fiber.HeaderLocation, stored.Location)
 			}
-			return c.Status(stored.Status).Send(stored.Body)
+			return c.Status(stored.Status).Send(replayBody(c, stored))
 		}
 		if err := c.Next(); err != nil {
 			// Write the error answer now so it can be stored like any other.
@@ -60,7 +63,9 @@ func Idempotency(store IdempotencyStore, logger *slog.Logger) fiber.Handler {
 			}
 		}
 		status := c.Response().StatusCode()
-		if status >= 500 {
+		// An answer marked no-store (the issued API key, whose plain form
+		// must never be kept) is not kept here either: the key is released.
+		if status >= 500 || strings.Contains(string(c.Response().Header.Peek(fiber.HeaderCacheControl)), "no-store") {
 			if err := store.AbandonIdempotent(context.WithoutCancel(ctx), owner, key); err != nil {
 				logger.Error("abandon idempotency key", "requestId", RequestID(c), "err", err)
 			}
@@ -77,4 +82,23 @@ func Idempotency(store IdempotencyStore, logger *slog.Logger) fiber.Handler {
 		}
 		return nil
 	}
+}
+
+// replayBody is the stored body to send again. A stored Error is sent with
+// this request's requestId, which must match its X-Request-Id (and its log
+// lines); everything else is sent as stored.
+func replayBody(c *fiber.Ctx, stored *db.StoredResponse) []byte {
+	if stored.Status < 400 {
+		return stored.Body
+	}
+	var p Problem
+	if err := json.Unmarshal(stored.Body, &p); err != nil || p.Code == "" {
+		return stored.Body
+	}
+	p.RequestID = RequestID(c)
+	b, err := json.Marshal(p)
+	if err != nil {
+		return stored.Body
+	}
+	return b
 }
