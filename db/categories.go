@@ -5,7 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/lib/pq"
 )
 
 // Category groups pets.
@@ -83,6 +86,9 @@ func (s *Store) CreateCategory(ctx context.Context, in NewCategory) (*Category, 
 	var c Category
 	err = tx.GetContext(ctx, &c, `INSERT INTO categories (name, name_key, description, created_at)
 		VALUES ($1, $2, $3, $4) RETURNING `+categoryCols, *in.Name, foldName(*in.Name), in.Description, tx.now)
+	if isUniqueViolation(err) {
+		return nil, errCategoryExists(*in.Name)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("create category: %w", err)
 	}
@@ -108,6 +114,9 @@ func (s *Store) UpdateCategory(ctx context.Context, id int64, in NewCategory) (*
 		WHERE id = $4 AND deleted_at IS NULL RETURNING `+categoryCols, *in.Name, foldName(*in.Name), in.Description, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, Errorf(ENotFound, "Category %d not found.", id)
+	}
+	if isUniqueViolation(err) {
+		return nil, errCategoryExists(*in.Name)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("update category: %w", err)
@@ -151,9 +160,25 @@ func (tx *Tx) checkCategoryName(ctx context.Context, name string, exceptID int64
 		return fmt.Errorf("check category name: %w", err)
 	}
 	if n > 0 {
-		return Errorf(ECategoryExists, "A category named %q already exists.", name)
+		return errCategoryExists(name)
 	}
 	return nil
+}
+
+func errCategoryExists(name string) error {
+	return Errorf(ECategoryExists, "A category named %q already exists.", name)
+}
+
+// isUniqueViolation recognises the unique index on live category names
+// refusing a write. On PostgreSQL two transactions can both pass
+// checkCategoryName before either commits; the index then stops the
+// second, which is the same conflict the check reports.
+func isUniqueViolation(err error) bool {
+	var pqErr *pq.Error
+	if errors.As(err, &pqErr) {
+		return pqErr.Code == "23505"
+	}
+	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
 }
 
 // checkCategory fails with validation_failed on categoryId when the
