@@ -195,3 +195,12 @@ func TestOversizeBody(t *testing.T) {
 		}
 	}
 }
+
+// TestHead answers HEAD like GET, without a body.
+func TestHead(t *testing.T) {
+	a := newTestApp(t)
+	r := a.do(req{method: "HEAD", path: "/api/pets", key: a.customer}).want(t, 200)
+	if len(r.Body) != 0 || r.Header.Get("X-RateLimit-Limit") == "" {
+		t.Errorf("HEAD = %q, headers %v", r.Body, r.Header)
+	}
+}

@@ -87,6 +87,9 @@ var paramSegment = regexp.MustCompile(`:[A-Za-z]+`)
 
 func (r *apiRouter) add(method, path string, hs ...fiber.Handler) {
 	r.Add(method, path, hs...)
+	if method == fiber.MethodGet {
+		r.Add(fiber.MethodHead, path, hs...) // as fiber.Router.Get does
+	}
 	pattern := "^/api" + paramSegment.ReplaceAllString(regexp.QuoteMeta(path), `[^/]+`) + "/?$"
 	r.routes = append(r.routes, apiRoute{method: method, re: regexp.MustCompile(pattern)})
 }
