@@ -67,7 +67,7 @@ func InventoryPage(ch Chrome, v InventoryView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<form class=\"filters\" method=\"get\" action=\"/staff/inventory\" role=\"search\" aria-label=\"Filter inventory\"><div><label for=\"f-status\">Status</label> <select id=\"f-status\" name=\"status\" data-testid=\"filter-status\"><option value=\"\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<form class=\"filters\" method=\"get\" action=\"/staff/inventory\" aria-label=\"Filter inventory\"><div><label for=\"f-status\">Status</label> <select id=\"f-status\" name=\"status\" data-testid=\"filter-status\"><option value=\"\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
