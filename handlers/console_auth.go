@@ -30,6 +30,9 @@ const (
 	keyFlashText  = "flash"
 )
 
+// csrfSessionKey is where web.CSRF keeps its token in the session.
+const csrfSessionKey = "csrf"
+
 // Login throttling (SPEC §10, §13): this many failures within the window
 // lock the username for the client IP, even for the right password.
 const (
@@ -163,6 +166,7 @@ func (h *Handler) consoleLogin(c *fiber.Ctx) error {
 		return err
 	}
 	if failures >= loginMaxFailures {
+		h.Logger.Warn("staff sign-in refused: locked", "user", v.Username, "ip", ip)
 		return fail(fiber.StatusTooManyRequests, lockedMessage)
 	}
 	u, err := h.Store.FindStaffUserByUsername(ctx, v.Username)
@@ -178,6 +182,7 @@ func (h *Handler) consoleLogin(c *fiber.Ctx) error {
 			return err
 		}
 		if failures+1 >= loginMaxFailures {
+			h.Logger.Warn("staff sign-in locked after repeated failures", "user", v.Username, "ip", ip)
 			return fail(fiber.StatusTooManyRequests, lockedMessage)
 		}
 		return fail(fiber.StatusUnauthorized, "Wrong username or password.")
@@ -191,6 +196,9 @@ func (h *Handler) consoleLogin(c *fiber.Ctx) error {
 	}
 	sess.Values[keyStaffID] = u.ID
 	sess.Values[keyStaffSince] = h.now().Unix()
+	// A new CSRF token for the signed-in session (web.CSRF makes one on
+	// the next request): a token seen before signing in is worth nothing.
+	delete(sess.Values, csrfSessionKey)
 	if err := h.Sessions.Save(c, sess); err != nil {
 		return err
 	}

@@ -66,7 +66,11 @@ func TestConsoleLogin(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		b := a.browser(t)
 		b.login(staffName, staffPassword).wantRedirect("/staff")
+		before := b.csrf
 		p := b.get("/staff").wantStatus(http.StatusOK)
+		if b.csrf == before || b.csrf == "" {
+			t.Errorf("the CSRF token was not renewed at sign-in")
+		}
 		p.wantText("staff-user", staffName)
 		if p.find(`a[aria-current="page"]`).Text() != "Dashboard" {
 			t.Errorf("current nav item = %q", p.find(`a[aria-current="page"]`).Text())
