@@ -1,0 +1,289 @@
+// Command petstore-bench is the load generator behind `make bench`. It
+// builds the real petstore binary, runs it on a fresh SQLite file and a
+// fresh PostgreSQL database, seeds pets through the API and measures the
+// main endpoints with vegeta: the peak rate, its latency, and the p99 at
+// half that rate. In the same run it measures two ceilings for the pets
+// list — a bare Fiber route serving the same bytes, and the raw page query
+// — and prints a table with every rate as a share of the lower one, the
+// server's peak RSS, and the project's targets marked met or missed.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// options are the command's flags.
+type options struct {
+	attackSettings
+	Databases   []string
+	PostgresURL string
+	Out         string
+	Pets        int
+}
+
+func main() {
+	if len(os.Args) == 4 && os.Args[1] == bareServerCmd {
+		if err := runBareServer(os.Args[2], os.Args[3]); err != nil {
+			fmt.Fprintln(os.Stderr, "petstore-bench bare-server:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	o, err := parseFlags(os.Args[1:], os.Stderr)
+	if err != nil {
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, o, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "petstore-bench:", err)
+		os.Exit(1)
+	}
+}
+
+// parseFlags reads the command line.
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("petstore-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "how long each endpoint is attacked at its peak (and the raw query runs)")
+	fs.DurationVar(&o.Half, "half-duration", 4*time.Second, "how long each endpoint is attacked at half its peak rate (0 skips)")
+	fs.DurationVar(&o.Warmup, "warmup", 2*time.Second, "unmeasured load before each measurement")
+	fs.IntVar(&o.Workers, "workers", 32, "concurrent requests at peak (vegeta workers; also the raw-query goroutines)")
+	dbs := fs.String("databases", "sqlite,postgres", "comma-separated databases to measure: sqlite, postgres")
+	fs.StringVar(&o.PostgresURL, "postgres-url", "postgres://postgres@127.0.0.1:5432/petstore_bench?sslmode=disable",
+		"scratch PostgreSQL database (DROPPED and recreated)")
+	fs.StringVar(&o.Out, "out", "", "also write the report as Markdown to this file")
+	fs.IntVar(&o.Pets, "pets", 10000, "pets to seed through the API")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	for _, d := range strings.Split(*dbs, ",") {
+		switch d = strings.TrimSpace(d); d {
+		case dbSQLite, dbPostgres:
+			o.Databases = append(o.Databases, d)
+		case "":
+		default:
+			err := fmt.Errorf("-databases: unknown database %q (want sqlite, postgres)", d)
+			fmt.Fprintln(stderr, err)
+			return o, err
+		}
+	}
+	if o.Duration <= 0 || o.Workers < 1 || o.Pets < 20 || o.Warmup < 0 || o.Half < 0 {
+		err := errors.New("-duration must be positive, -workers at least 1, -pets at least 20")
+		fmt.Fprintln(stderr, err)
+		return o, err
+	}
+	return o, nil
+}
+
+// run is the whole bench: build, measure every database, the bare route,
+// then print the report.
+func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
+	began := time.Now()
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(stderr, "[%5.1fs] %s\n", time.Since(began).Seconds(), fmt.Sprintf(format, args...))
+	}
+	root, err := moduleRoot(ctx)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "petstore-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	logf("building ./cmd/petstore")
+	bin, err := buildServer(ctx, root, tmp)
+	if err != nil {
+		return err
+	}
+	loadBefore := loadAverage()
+	rep := &report{RSS: map[string]int64{}, Settings: fmt.Sprintf(
+		"%d pets seeded; per endpoint %s warm-up, %s at peak (%d workers), %s at half the peak rate; %d CPUs shared by generator and server.",
+		o.Pets, o.Warmup, o.Duration, o.Workers, o.Half, runtime.NumCPU())}
+	var page []byte
+	for _, database := range o.Databases {
+		p, err := benchDatabase(ctx, database, bin, tmp, o, rep, logf)
+		if errors.Is(err, errUnreachable) {
+			note := fmt.Sprintf("%s skipped: %v", database, err)
+			logf("%s", note)
+			rep.Notes = append(rep.Notes, note)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", database, err)
+		}
+		rep.Databases = append(rep.Databases, database)
+		if page == nil {
+			page = p
+		}
+	}
+	if page != nil {
+		logf("ceiling: bare Fiber route serving the same %d bytes", len(page))
+		m, err := measureBare(ctx, tmp, page, o.attackSettings)
+		if err != nil {
+			return fmt.Errorf("bare route: %w", err)
+		}
+		rep.Rows = append(rep.Rows, row{Endpoint: ceilingBare, Rate: m.Peak.Rate, P50: m.Peak.P50, P99: m.Peak.P99, Errors: m.Peak.Non2xx})
+	}
+	logf("done in %s", time.Since(began).Round(time.Second))
+	rep.Settings += fmt.Sprintf(" Load average (1 min) %s before, %s after: other work on the machine lowers every figure.", loadBefore, loadAverage())
+	fmt.Fprintln(stdout)
+	rep.write(stdout)
+	if o.Out != "" {
+		if err := os.MkdirAll(filepath.Dir(o.Out), 0o750); err != nil {
+			return err
+		}
+		f, err := os.Create(o.Out)
+		if err != nil {
+			return err
+		}
+		rep.write(f)
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// benchDatabase measures every endpoint on one fresh database, then the raw
+// page query, adding rows and notes to rep. It returns the 20-pet page the
+// API answered, for the bare route.
+func benchDatabase(ctx context.Context, database, bin, tmp string, o options, rep *report, logf func(string, ...any)) ([]byte, error) {
+	dir := filepath.Join(tmp, database)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	url := freshSQLite(dir)
+	if database == dbPostgres {
+		url = o.PostgresURL
+		if err := freshPostgres(ctx, url); err != nil {
+			return nil, err
+		}
+	}
+	key, err := createKey(ctx, bin, dir, serverEnv(url, ""))
+	if err != nil {
+		return nil, err
+	}
+	srv, err := startServer(ctx, bin, dir, url)
+	if err != nil {
+		return nil, err
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			srv.stop()
+		}
+	}()
+	api := newAPIClient(srv.base, key, 4)
+	t0 := time.Now()
+	ids, stocked, err := seedPets(ctx, api, url, o.Pets)
+	if err != nil {
+		return nil, err
+	}
+	logf("%s: seeded %d pets, %d of them with stock %d, in %s",
+		database, len(ids), len(stocked), benchStock, time.Since(t0).Round(10*time.Millisecond))
+	if database == dbPostgres {
+		rep.Notes = append(rep.Notes, "postgres: ANALYZE runs after seeding, as autovacuum would in production")
+	}
+	page, err := petsPage(ctx, api)
+	if err != nil {
+		return nil, err
+	}
+	if err := benchEndpoints(ctx, database, srv.base, key, ids, stocked, o, rep, logf); err != nil {
+		return nil, err
+	}
+	rss, err := srv.peakRSS()
+	if err != nil {
+		return nil, err
+	}
+	rep.RSS[database] = rss
+	t1 := time.Now()
+	srv.stop()
+	stopped = true
+	logf("%s: server stopped (SIGTERM) in %s", database, time.Since(t1).Round(10*time.Millisecond))
+
+	logf("%s: ceiling: raw FindPets page query, %d goroutines", database, o.Workers)
+	// A closed loop with no connections to open warms up within a second.
+	q, err := measureRawQuery(ctx, url, o.Workers, min(o.Warmup, time.Second), o.Duration)
+	if err != nil {
+		return nil, err
+	}
+	rep.Rows = append(rep.Rows, row{Endpoint: ceilingQuery, Database: database, Rate: q.Rate, P50: q.P50, P99: q.P99})
+	return page, nil
+}
+
+// benchEndpoints measures each endpoint of the server at base in turn and
+// adds its row, and notes on anything that skews it, to rep.
+func benchEndpoints(ctx context.Context, database, base, key string, ids, stocked []int64, o options, rep *report, logf func(string, ...any)) error {
+	for _, ep := range endpoints {
+		if ep.Page {
+			if status, err := probe(ctx, base+"/"); err != nil {
+				return err
+			} else if status == http.StatusNotFound {
+				note := fmt.Sprintf("%s on %s answered 404 (no such page in this build): row skipped", ep.Name, database)
+				logf("%s", note)
+				rep.Notes = append(rep.Notes, note)
+				continue
+			}
+		}
+		logf("%s: %s", database, ep.Name)
+		m, err := measure(ctx, ep.Targeter(base, key, pick(ep, ids, stocked)), o.attackSettings)
+		if err != nil {
+			return err
+		}
+		rep.Rows = append(rep.Rows, row{Endpoint: ep.Name, Database: database, Rate: m.Peak.Rate, P50: m.Peak.P50, P99: m.Peak.P99,
+			HalfP99: m.Half.P99, Errors: m.Peak.Non2xx + m.Half.Non2xx})
+		for _, ph := range []phase{m.Peak, m.Half} {
+			if ph.FirstErr != "" {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s on %s: first failure: %s", ep.Name, database, ph.FirstErr))
+				break
+			}
+		}
+		if m.HalfStall >= targetHalfP99 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s on %s: during the half-peak phase the generator itself was kept off the CPU for up to %s: "+
+				"the machine was busy, and that p99 says as much about it as about the server", ep.Name, database, ms(m.HalfStall)))
+		}
+		if m.Half.Requests > 0 && m.Half.Rate < 0.9*float64(m.HalfRate) {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s on %s: the half-peak phase reached only %s of the %s req/s asked",
+				ep.Name, database, thousands(m.Half.Rate), thousands(float64(m.HalfRate))))
+		}
+	}
+	return nil
+}
+
+// probe answers the status of one GET.
+func probe(ctx context.Context, url string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// loadAverage is the one-minute load average, "?" when unknown.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
+}

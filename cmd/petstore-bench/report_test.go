@@ -1,0 +1,217 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// These tests cover the arithmetic and formatting only; the bench itself
+// runs from `make bench`, never from `go test`.
+
+func TestPercentile(t *testing.T) {
+	ms := func(n ...int) []time.Duration {
+		ds := make([]time.Duration, len(n))
+		for i, v := range n {
+			ds[i] = time.Duration(v) * time.Millisecond
+		}
+		return ds
+	}
+	hundred := make([]int, 100)
+	for i := range hundred {
+		hundred[i] = i + 1
+	}
+	tests := []struct {
+		name   string
+		sorted []time.Duration
+		q      float64
+		want   time.Duration
+	}{
+		{"Empty", nil, 0.99, 0},
+		{"One", ms(7), 0.5, 7 * time.Millisecond},
+		{"MedianOdd", ms(1, 2, 3, 4, 5), 0.5, 3 * time.Millisecond},
+		{"MedianEven", ms(1, 2, 3, 4), 0.5, 2 * time.Millisecond},
+		{"P99Of100", ms(hundred...), 0.99, 99 * time.Millisecond},
+		{"P100", ms(1, 2, 3), 1, 3 * time.Millisecond},
+		{"TinyQ", ms(1, 2, 3), 0.0001, time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := percentile(tt.sorted, tt.q); got != tt.want {
+				t.Errorf("percentile(%v) = %v, want %v", tt.q, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCollectorPhase(t *testing.T) {
+	var c collector
+	for i := 1; i <= 98; i++ {
+		c.add(200, time.Duration(i)*time.Millisecond, "")
+	}
+	c.add(201, 99*time.Millisecond, "")
+	c.add(0, 100*time.Millisecond, "connection refused") // no answer at all
+	c.add(503, 500*time.Millisecond, "503 Service Unavailable")
+	p := c.phase(2 * time.Second)
+	if got, want := p.Requests, 101; got != want {
+		t.Errorf("Requests = %d, want %d", got, want)
+	}
+	if got, want := p.Rate, 50.5; got != want {
+		t.Errorf("Rate = %v, want %v", got, want)
+	}
+	if got, want := p.Non2xx, 2; got != want {
+		t.Errorf("Non2xx = %d, want %d (201 is a success)", got, want)
+	}
+	if got, want := p.FirstErr, "0 connection refused"; got != want {
+		t.Errorf("FirstErr = %q, want %q", got, want)
+	}
+	if got, want := p.P50, 51*time.Millisecond; got != want {
+		t.Errorf("P50 = %v, want %v", got, want)
+	}
+	if got, want := p.P99, 100*time.Millisecond; got != want {
+		t.Errorf("P99 = %v, want %v", got, want)
+	}
+}
+
+func TestFormat(t *testing.T) {
+	for _, tt := range []struct{ got, want string }{
+		{thousands(0), "0"},
+		{thousands(999.4), "999"},
+		{thousands(999.5), "1,000"},
+		{thousands(1234567), "1,234,567"},
+		{ms(1500 * time.Microsecond), "1.50 ms"},
+		{ms(25 * time.Millisecond), "25.00 ms"},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
+
+// sample is a run on both databases where SQLite meets every target and
+// PostgreSQL misses some.
+func sample() *report {
+	return &report{
+		Databases: []string{dbSQLite, dbPostgres},
+		RSS:       map[string]int64{dbSQLite: 60 << 20, dbPostgres: 200 << 20},
+		Rows: []row{
+			{Endpoint: petsList, Database: dbSQLite, Rate: 6000, P50: 2 * time.Millisecond, P99: 9 * time.Millisecond, HalfP99: 4 * time.Millisecond},
+			{Endpoint: placeOrders, Database: dbSQLite, Rate: 3500, P50: 3 * time.Millisecond, P99: 12 * time.Millisecond, HalfP99: 6 * time.Millisecond},
+			{Endpoint: ceilingQuery, Database: dbSQLite, Rate: 20000},
+			{Endpoint: petsList, Database: dbPostgres, Rate: 1000, P50: 9 * time.Millisecond, P99: 40 * time.Millisecond, HalfP99: 30 * time.Millisecond, Errors: 3},
+			{Endpoint: placeOrders, Database: dbPostgres, Rate: 150, HalfP99: 10 * time.Millisecond},
+			{Endpoint: ceilingQuery, Database: dbPostgres, Rate: 2500},
+			{Endpoint: ceilingBare, Rate: 10000, P50: time.Millisecond, P99: 5 * time.Millisecond},
+		},
+	}
+}
+
+func TestCeilingAndRatio(t *testing.T) {
+	r := sample()
+	if got, want := r.ceiling(dbSQLite), 10000.0; got != want {
+		t.Errorf("ceiling(sqlite) = %v, want %v (the bare route is lower)", got, want)
+	}
+	if got, want := r.ceiling(dbPostgres), 2500.0; got != want {
+		t.Errorf("ceiling(postgres) = %v, want %v (the raw query is lower)", got, want)
+	}
+	if got, want := r.ratio(r.Rows[0]), "0.60"; got != want {
+		t.Errorf("ratio(pets on sqlite) = %q, want %q", got, want)
+	}
+	if got, want := r.ratio(r.Rows[3]), "0.40"; got != want {
+		t.Errorf("ratio(pets on postgres) = %q, want %q", got, want)
+	}
+	if got, want := r.ratio(r.Rows[6]), "4.00"; got != want {
+		t.Errorf("ratio(bare) = %q, want %q (against the lowest ceiling)", got, want)
+	}
+	none := &report{Rows: []row{{Endpoint: petsList, Database: dbSQLite, Rate: 5}}}
+	if got, want := none.ratio(none.Rows[0]), "–"; got != want {
+		t.Errorf("ratio without ceilings = %q, want %q", got, want)
+	}
+}
+
+func TestTable(t *testing.T) {
+	var b strings.Builder
+	sample().writeTable(&b)
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if got, want := len(lines), 2+7; got != want {
+		t.Fatalf("%d lines, want %d:\n%s", got, want, b.String())
+	}
+	width := len([]rune(lines[0]))
+	for i, l := range lines {
+		if n := len([]rune(l)); n != width {
+			t.Errorf("line %d is %d wide, want %d (aligned):\n%s", i, n, width, b.String())
+		}
+	}
+	for _, want := range []string{
+		"| endpoint ", " req/s (peak) |", " ratio to ceiling |", "-----: |",
+		"| GET /api/pets?limit=20 ", "|        6,000 |", " 4.00 ms |",
+		"| ceiling: bare Fiber route, same JSON | –  ", // no database
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	if raw := lines[2+2]; !strings.Contains(raw, ceilingQuery) || strings.Count(raw, "–") != 1 || !strings.HasSuffix(raw, " 2.00 |") {
+		t.Errorf("raw query row: want one dash (no half-peak p99) and ratio 2.00:\n%s", raw)
+	}
+}
+
+func TestTargets(t *testing.T) {
+	got := map[string]target{}
+	for _, tg := range sample().targets() {
+		got[tg.Goal] = tg
+	}
+	want := map[string]bool{
+		"pets list ≥ 50% of ceiling on sqlite":             true,
+		"pets list ≥ 50% of ceiling on postgres":           false,
+		"POST orders ≥ 3,000/s on sqlite":                  true,
+		"POST orders ≥ 2,000/s on postgres":                false,
+		"p99 < 25.00 ms at half the peak rate (every row)": false,
+		"server RSS < 150 MB on sqlite":                    true,
+		"server RSS < 150 MB on postgres":                  false,
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d targets, want %d: %v", len(got), len(want), got)
+	}
+	for goal, met := range want {
+		tg, ok := got[goal]
+		if !ok {
+			t.Errorf("no target %q", goal)
+			continue
+		}
+		if tg.Met != met {
+			t.Errorf("%q met = %v, want %v (%s)", goal, tg.Met, met, tg.Detail)
+		}
+	}
+	if d := got["p99 < 25.00 ms at half the peak rate (every row)"].Detail; !strings.Contains(d, "GET /api/pets?limit=20 on postgres: 30.00 ms") {
+		t.Errorf("half-peak detail %q does not name the slow row", d)
+	}
+
+	// A database that was not measured is never a success.
+	partial := &report{Databases: []string{dbSQLite}, RSS: map[string]int64{}}
+	for _, tg := range partial.targets() {
+		if tg.Met || tg.Detail != "not measured" {
+			t.Errorf("empty run: %q met=%v detail=%q, want missed, not measured", tg.Goal, tg.Met, tg.Detail)
+		}
+	}
+	sample().write(io.Discard) // the whole report renders
+}
+
+func TestParseFlags(t *testing.T) {
+	o, err := parseFlags([]string{"-duration", "3s", "-databases", "postgres", "-workers", "8"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Duration != 3*time.Second || o.Workers != 8 || len(o.Databases) != 1 || o.Databases[0] != dbPostgres {
+		t.Errorf("parsed %+v", o)
+	}
+	if o.Warmup != 2*time.Second || o.Half != 4*time.Second || o.Pets != 10000 {
+		t.Errorf("defaults: %+v", o)
+	}
+	for _, bad := range [][]string{{"-databases", "mysql"}, {"-duration", "0s"}, {"-workers", "0"}} {
+		if _, err := parseFlags(bad, io.Discard); err == nil {
+			t.Errorf("parseFlags(%q) accepted", bad)
+		}
+	}
+}
