@@ -165,10 +165,10 @@ func insertPets(ctx context.Context, databaseURL string, cat int64, n int) ([]in
 		return nil, fmt.Errorf("stock pets: %w", err)
 	}
 	if dialect == db.DialectPostgres {
-		// This server runs without autovacuum, and a fresh database has no
-		// statistics: the planner then guesses a handful of pets and lists
-		// a page by hashing and sorting them all. Production keeps the
-		// statistics current; measure that state.
+		// The local server runs without autovacuum, so tables keep whatever
+		// statistics they had, or none; with stale ones the planner was seen
+		// listing a page by hashing and sorting every pet. Production keeps
+		// the statistics current: measure that state.
 		if _, err := tx.ExecContext(ctx, "ANALYZE"); err != nil {
 			return nil, fmt.Errorf("analyze: %w", err)
 		}
