@@ -31,7 +31,7 @@ func TestConsoleBrowser(t *testing.T) {
 	if _, err := createStaff(bg, ts.Store, "alice", "a long staff password"); err != nil {
 		t.Fatal(err)
 	}
-	customer, _ := cb.issueKey("browser test", db.RoleCustomer, db.PlanEnterprise, 1000, 100000)
+	customer, customerKey := cb.issueKey("browser test", db.RoleCustomer, db.PlanEnterprise, 1000, 100000)
 
 	// Sign in: the console sends us to the form and back.
 	cb.navigate(chromedp.Navigate(ts.URL + "/staff/inventory"))
@@ -66,6 +66,11 @@ func TestConsoleBrowser(t *testing.T) {
 	cb.waitJS(`document.querySelector(` + q(`#inv-`+strconv.FormatInt(cb.pet("Max").ID, 10)) + `)?.dataset.quantity === "42"`)
 	cb.wantSamePage()
 	screenshot(t, ctx, "inventory")
+
+	// Filters apply on change.
+	cb.navigate(chromedp.Evaluate[chromedp.Void](`(() => { const s = document.querySelector("#f-status");
+		s.value = "sold"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`))
+	cb.waitJS(`location.search.includes("status=sold") && document.querySelectorAll('[data-testid="inventory-row"]').length === 3`)
 
 	// Dashboard.
 	cb.navigate(chromedp.Click(chromedp.CSS(`[data-testid="nav-dashboard"]`)))
@@ -157,13 +162,20 @@ func TestConsoleBrowser(t *testing.T) {
 	cb.api(http.MethodGet, "/api/pets", plain, "", 401)
 	screenshot(t, ctx, "keys")
 
-	// Catalog, a form with its validation messages, and a narrow screen.
+	// A key's edit page.
+	cb.navigate(chromedp.Navigate(ts.URL + "/staff/keys/" + strconv.FormatInt(customerKey.ID, 10)))
+	cb.waitText(`h1`, "Edit key")
+	screenshot(t, ctx, "key-edit")
+
+	// Catalog, the forms with their validation messages, and a narrow screen.
 	cb.navigate(chromedp.Click(chromedp.CSS(`[data-testid="nav-catalog"]`)))
 	screenshot(t, ctx, "catalog")
 	cb.navigate(chromedp.Click(chromedp.CSS(`[data-testid="new-pet"]`)))
 	cb.navigate(chromedp.Click(chromedp.CSS(`[data-testid="save-pet"]`)))
 	cb.waitText(`#name-error`, "is required")
 	screenshot(t, ctx, "pet-form-invalid")
+	cb.navigate(chromedp.Navigate(ts.URL + "/staff/categories/new"))
+	screenshot(t, ctx, "category-form")
 	browse(t, ctx, chromedp.EmulateViewport(390, 844))
 	cb.navigate(chromedp.Navigate(ts.URL + "/staff"))
 	cb.waitLive()

@@ -7,7 +7,8 @@
 // - Live updates (htmx-ext-sse): a refresh that would overwrite a row the
 //   user is editing waits until they leave it; an inventory row refreshes
 //   only when the event is about its pet and changes what it shows.
-// - The live indicator, the copy button, and a highlight for new orders.
+// - The live indicator, the copy button, filters that apply on change, and
+//   a highlight for new orders.
 (function () {
   "use strict";
 
@@ -148,6 +149,15 @@
       if (!seenOrders[tr.dataset.orderId]) tr.classList.add("arrived");
     });
     seenOrders = orderIDs();
+  });
+
+  // Filter forms apply a choice at once; their Filter button stays for
+  // browsers without JavaScript.
+  document.addEventListener("change", function (e) {
+    var field = e.target;
+    if (field.matches && field.matches("form.filters select") && field.form.requestSubmit) {
+      field.form.requestSubmit();
+    }
   });
 
   // Copy buttons: data-copy names the input whose value they copy.

@@ -319,7 +319,7 @@ func keyFields(f KeyForm, withRole bool) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<div><label for=\"key-plan\">Plan</label> <select id=\"key-plan\" name=\"plan\" data-testid=\"key-plan\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<div class=\"plan-field\"><label for=\"key-plan\">Plan</label> <select id=\"key-plan\" name=\"plan\" data-testid=\"key-plan\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
