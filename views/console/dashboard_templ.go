@@ -106,7 +106,7 @@ func DashboardPanels(v DashboardView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\" hx-swap=\"outerHTML\" hx-sync=\"this:replace\"><section aria-labelledby=\"counts-h\"><h2 id=\"counts-h\" class=\"sr-only\">Counts</h2><div class=\"stats\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "\" hx-swap=\"outerHTML\"><section aria-labelledby=\"counts-h\"><h2 id=\"counts-h\" class=\"sr-only\">Counts</h2><div class=\"stats\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
