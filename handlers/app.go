@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/filesystem"
@@ -22,6 +23,7 @@ func NewApp(h *Handler) *fiber.App {
 
 // errorPage renders the error page for browsers (a fragment for htmx).
 func errorPage(c *fiber.Ctx, p web.Problem) error {
-	v := views.ErrorView{Status: p.Status, Message: p.Message, RequestID: p.RequestID}
+	v := views.ErrorView{Status: p.Status, Message: p.Message, RequestID: p.RequestID,
+		Console: c.Path() == "/staff" || strings.HasPrefix(c.Path(), "/staff/")}
 	return web.Render(c, views.ErrorPage(v), views.ErrorFragment(v))
 }
