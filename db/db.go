@@ -9,6 +9,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"net/url"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	_ "github.com/lib/pq" // PostgreSQL driver "postgres"
 	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
 	_ "modernc.org/sqlite" // embedded SQLite driver "sqlite"
 )
 
@@ -58,6 +60,13 @@ type Store struct {
 	onEvent []func()
 }
 
+// defaultConnectTimeout bounds, in seconds, connecting to PostgreSQL (TCP
+// and startup) when the URL does not set connect_timeout. Without it lib/pq
+// waits forever on a server that accepts and never answers, and so does
+// every request that needs a new connection; with it they fail as 503
+// unavailable.
+const defaultConnectTimeout = "5"
+
 // ParseURL checks a DATABASE_URL and returns its dialect and the driver DSN.
 // Empty means the embedded default.
 func ParseURL(raw string) (dialect, dsn string, err error) {
@@ -76,7 +85,13 @@ func ParseURL(raw string) (dialect, dsn string, err error) {
 		if err != nil || u.Host == "" {
 			return "", "", errors.New("not a valid postgres:// URL")
 		}
-		return DialectPostgres, raw, nil
+		if u.Query().Get("connect_timeout") == "" {
+			if u.RawQuery != "" {
+				u.RawQuery += "&"
+			}
+			u.RawQuery += "connect_timeout=" + defaultConnectTimeout
+		}
+		return DialectPostgres, u.String(), nil
 	default:
 		return "", "", errors.New("must be empty, sqlite:PATH or a postgres:// URL")
 	}
@@ -145,7 +160,7 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-func (s *Store) provider() (*goose.Provider, error) {
+func (s *Store) provider(opts ...goose.ProviderOption) (*goose.Provider, error) {
 	sub, err := fs.Sub(migrations, "migrations/"+s.dialect)
 	if err != nil {
 		return nil, err
@@ -154,12 +169,22 @@ func (s *Store) provider() (*goose.Provider, error) {
 	if s.dialect == DialectPostgres {
 		d = goose.DialectPostgres
 	}
-	return goose.NewProvider(d, s.db.DB, sub)
+	return goose.NewProvider(d, s.db.DB, sub, opts...)
 }
 
-// Migrate applies every pending migration.
+// Migrate applies every pending migration. On PostgreSQL it holds an
+// advisory lock meanwhile, so that instances started together take turns
+// rather than fail on each other's half-made tables.
 func (s *Store) Migrate(ctx context.Context) error {
-	p, err := s.provider()
+	var opts []goose.ProviderOption
+	if s.dialect == DialectPostgres {
+		locker, err := s.migrationLocker(ctx)
+		if err != nil {
+			return fmt.Errorf("migrations: %w", err)
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	p, err := s.provider(opts...)
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}
@@ -167,6 +192,20 @@ func (s *Store) Migrate(ctx context.Context) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
+}
+
+// migrationLocker is a PostgreSQL advisory lock for migrating the current
+// schema, waited for a second at a time for up to five minutes. Its id
+// names the schema: migrations of different schemas (each test has its
+// own) do not wait for each other.
+func (s *Store) migrationLocker(ctx context.Context) (lock.SessionLocker, error) {
+	var schema string
+	if err := s.db.GetContext(ctx, &schema, `SELECT COALESCE(current_schema(), '')`); err != nil {
+		return nil, fmt.Errorf("current schema: %w", err)
+	}
+	h := fnv.New64a()
+	h.Write([]byte("petstore migrations " + schema))
+	return lock.NewPostgresSessionLocker(lock.WithLockID(int64(h.Sum64()>>1)), lock.WithLockTimeout(1, 300))
 }
 
 // SchemaUpToDate reports whether every embedded migration has been applied.

@@ -35,6 +35,10 @@ type Config struct {
 	DatabaseURL string
 	RedisURL    string
 	Redis       *redis.Options
+	// RedisPrefix prefixes the rate-limit counter keys in Redis; empty means
+	// the limiter's default "petstore:rl:". No variable sets it: tests use it
+	// so that runs sharing one Redis never share counters.
+	RedisPrefix string
 	SessionKeys [][]byte
 	Deprecated  time.Time
 	Sunset      time.Time

@@ -18,6 +18,17 @@ import (
 	"petstore/web/ratelimit"
 )
 
+// Limits of the calls to the shared counters. When Redis has answered no
+// call for redisTimeout it counts as down and the limiter fails open to
+// in-process counting, which is no longer exact across instances. A call
+// that is only slow while Redis answers others (a burst queueing for
+// pooled connections) waits up to redisMaxWait instead: the client's own
+// timeouts must not end it sooner.
+const (
+	redisTimeout = time.Second
+	redisMaxWait = 5 * time.Second
+)
+
 // Server is one running instance: the app and what it holds open.
 type Server struct {
 	App   *fiber.App
@@ -46,13 +57,19 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger) (*Server, 
 	var shared *ratelimit.FailoverStore
 	if cfg.Redis != nil {
 		opt := *cfg.Redis
-		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = 250*time.Millisecond, 250*time.Millisecond, 250*time.Millisecond
+		opt.DialTimeout = redisTimeout
+		opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = redisMaxWait, redisMaxWait, redisMaxWait
 		opt.MaxRetries = 0
 		s.redis = redis.NewClient(&opt)
 		if err := s.redis.Ping(ctx).Err(); err != nil {
 			logger.Warn("REDIS_URL unreachable: counting rate limits in process until it answers", "err", err)
 		}
-		shared = ratelimit.NewFailoverStore(ratelimit.NewRedisStore(s.redis), counters, logger)
+		var ropts []ratelimit.RedisOption
+		if cfg.RedisPrefix != "" {
+			ropts = append(ropts, ratelimit.WithKeyPrefix(cfg.RedisPrefix))
+		}
+		shared = ratelimit.NewFailoverStore(ratelimit.NewRedisStore(s.redis, ropts...), counters, logger)
+		shared.Timeout, shared.MaxWait = redisTimeout, redisMaxWait
 		shared.OnFallback = metrics.RedisFallback
 		metrics.WatchRedis(shared.Healthy)
 		counters = shared

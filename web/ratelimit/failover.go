@@ -36,10 +36,16 @@ type FailoverStore struct {
 	// ProbeInterval is how often, while the primary is down, one call tries
 	// it again. Default 1s.
 	ProbeInterval time.Duration
+	// MaxWait bounds a call that is slow while the primary keeps answering
+	// other calls (a burst queueing for pooled connections): such a call
+	// is waited for rather than failed open. Default 8×Timeout.
+	MaxWait time.Duration
 
 	primary, fallback Store
 	logger            *slog.Logger
 	fallbacks         atomic.Int64
+	// lastAnswer is when the primary last answered any call (Unix ns).
+	lastAnswer atomic.Int64
 
 	mu        sync.Mutex
 	down      bool
@@ -123,14 +129,23 @@ func failover[T any](ctx context.Context, s *FailoverStore, call func(context.Co
 }
 
 // callPrimary runs call on the primary in its own goroutine so that a hung
-// connection costs the request Timeout at most, whatever the client's own
-// timeouts; the goroutine ends when the client gives up.
+// primary costs the request about Timeout, whatever the client's own
+// timeouts; the goroutine ends when the client gives up. Timeout means no
+// answer to anyone for that long: a call that is merely slow while the
+// primary answers others (a burst queueing for Redis connections on a busy
+// machine) waits, up to MaxWait, since failing it open would count it in
+// process and break exactness across instances just when load is highest.
 func callPrimary[T any](ctx context.Context, s *FailoverStore, call func(context.Context, Store) (T, error)) (T, error) {
 	timeout := s.Timeout
 	if timeout <= 0 {
 		timeout = DefaultFailoverTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	maxWait := s.MaxWait
+	if maxWait <= 0 {
+		maxWait = 8 * timeout
+	}
+	maxWait = max(maxWait, timeout)
+	ctx, cancel := context.WithTimeout(ctx, maxWait)
 	defer cancel()
 	type result struct {
 		v   T
@@ -139,14 +154,26 @@ func callPrimary[T any](ctx context.Context, s *FailoverStore, call func(context
 	done := make(chan result, 1) // buffered: a late answer must not block
 	go func() {
 		v, err := call(ctx, s.primary)
+		if err == nil {
+			s.lastAnswer.Store(time.Now().UnixNano())
+		}
 		done <- result{v, err}
 	}()
-	select {
-	case r := <-done:
-		return r.v, r.err
-	case <-ctx.Done():
-		var zero T
-		return zero, errPrimaryTimeout
+	wait := time.NewTimer(timeout)
+	defer wait.Stop()
+	var zero T
+	for {
+		select {
+		case r := <-done:
+			return r.v, r.err
+		case <-ctx.Done():
+			return zero, errPrimaryTimeout
+		case <-wait.C:
+			if time.Since(time.Unix(0, s.lastAnswer.Load())) >= timeout {
+				return zero, errPrimaryTimeout
+			}
+			wait.Reset(timeout) // the primary is answering others: keep waiting
+		}
 	}
 }
 
