@@ -120,7 +120,9 @@ func (k *NewAPIKey) validate(current *APIKey) (Limits, error) {
 				p.Add(f.name, "is required for enterprise keys")
 			}
 		}
-	} else if plan != "" {
+	} else if k.Plan != nil {
+		// Any plan sent that is none of these, "" included (a missing plan
+		// was reported above).
 		p.Add("plan", "must be one of free, pro, business, enterprise")
 	}
 	return lim, p.Err()

@@ -25,7 +25,11 @@ func (h *Handler) apiListPets(c *fiber.Ctx) error {
 	if f.CategoryID, err = web.QueryID(c, "categoryId"); err != nil {
 		return err
 	}
-	if f.IDs, err = parseIDs(c.Query("ids")); err != nil {
+	ids, err := web.QueryParam(c, "ids")
+	if err != nil {
+		return err
+	}
+	if f.IDs, err = parseIDs(ids); err != nil {
 		return err
 	}
 	if len(f.Query) > db.MaxNameLen*4 {

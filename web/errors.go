@@ -114,6 +114,13 @@ func isUnavailable(err error) bool {
 // same headers as the rest.
 func ErrorHandler(logger *slog.Logger, prepare func(c *fiber.Ctx), page func(c *fiber.Ctx, p Problem) error) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
+		var fe *fiber.Error
+		if errors.As(err, &fe) && fe.Code == http.StatusBadGateway && unparsed(c) {
+			// Fiber's name for a request it could not read off a broken or
+			// reset connection: the client's doing (and the client is
+			// usually gone), not a 5xx to log as ours.
+			err = BadRequest("The request could not be read.")
+		}
 		p := ProblemOf(err)
 		if prepare != nil {
 			prepare(c)
@@ -126,11 +133,19 @@ func ErrorHandler(logger *slog.Logger, prepare func(c *fiber.Ctx), page func(c *
 			}
 		}
 		c.Status(p.Status)
-		if IsAPI(c) || page == nil || strings.Contains(c.Get(fiber.HeaderAccept), fiber.MIMEApplicationJSON) {
+		if IsAPI(c) || page == nil || unparsed(c) || strings.Contains(c.Get(fiber.HeaderAccept), fiber.MIMEApplicationJSON) {
 			return c.JSON(p)
 		}
 		return page(c, p)
 	}
+}
+
+// unparsed reports an answer to a request fasthttp could not read (headers
+// past the read buffer, a bad Content-Length, a body past the limit, a read
+// timeout): it has reset the request, so nothing tells an API call from a
+// page. Such requests come from programs, which the Error object serves.
+func unparsed(c *fiber.Ctx) bool {
+	return len(c.Request().Header.RawHeaders()) == 0
 }
 
 // IsAPI reports whether the request is for the JSON API.

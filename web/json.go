@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"reflect"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -39,7 +41,68 @@ func DecodeJSON(c *fiber.Ctx, v any) error {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return BadRequest("The request body has data after the JSON value.")
 	}
+	return checkMembers(body, v)
+}
+
+// checkMembers refuses what decoding lets through. encoding/json matches
+// member names case-insensitively, so {"NAME": …} would pass for "name"
+// (the document knows only the exact names: an unknown field is a 400);
+// and it leaves a pointer field nil for null just as for an absent field,
+// so `null` would pass as "no change" (PATCH) or "missing" (422), while the
+// document allows null nowhere and SPEC §13 makes a wrong type a 400.
+func checkMembers(body []byte, v any) error {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(body, &members); err != nil || members == nil {
+		return BadRequest("The request body must be a JSON object.")
+	}
+	known := jsonNames(v)
+	names := make([]string, 0, len(members))
+	for name := range members {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var nulls []db.FieldError
+	for _, name := range names {
+		if known != nil && !known[name] {
+			e := db.Errorf(db.EBadRequest, "Field %s is not part of this request.", name)
+			e.Details = []db.FieldError{{Field: name, Message: "unknown field (names are case-sensitive)"}}
+			return e
+		}
+		if string(members[name]) == "null" {
+			nulls = append(nulls, db.FieldError{Field: name, Message: "must not be null"})
+		}
+	}
+	if len(nulls) > 0 {
+		e := db.Errorf(db.EBadRequest, "Field %s must not be null; leave it out instead.", nulls[0].Field)
+		e.Details = nulls
+		return e
+	}
 	return nil
+}
+
+// jsonNames is the set of member names v's struct type decodes, nil when v
+// is not a struct.
+func jsonNames(v any) map[string]bool {
+	t := reflect.TypeOf(v)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	names := map[string]bool{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case name == "-" || !f.IsExported():
+		case name == "":
+			names[f.Name] = true
+		default:
+			names[name] = true
+		}
+	}
+	return names
 }
 
 // jsonError explains a decoding failure without echoing Go types.

@@ -22,14 +22,21 @@ func EncodeCursor(id int64) string {
 // ParsePage reads `limit` (1–100, default 20) and `cursor`. Errors: bad_request.
 func ParsePage(c *fiber.Ctx) (db.Page, error) {
 	p := db.Page{Limit: db.DefaultLimit}
-	if s := c.Query("limit"); s != "" {
+	s, err := QueryParam(c, "limit")
+	if err != nil {
+		return p, err
+	}
+	if s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > db.MaxLimit {
 			return p, BadParam("limit", "must be an integer from 1 to %d", db.MaxLimit)
 		}
 		p.Limit = n
 	}
-	if s := c.Query("cursor"); s != "" {
+	if s, err = QueryParam(c, "cursor"); err != nil {
+		return p, err
+	}
+	if s != "" {
 		raw, err := base64.RawURLEncoding.DecodeString(s)
 		id, perr := strconv.ParseInt(strings.TrimPrefix(string(raw), cursorPrefix), 10, 64)
 		if err != nil || !strings.HasPrefix(string(raw), cursorPrefix) || perr != nil || id < 1 {
@@ -65,11 +72,28 @@ func PathID(c *fiber.Ctx, name string) (int64, error) {
 	return id, nil
 }
 
+// QueryParam reads an optional query parameter that has no empty value
+// ("" when absent): a number, a boolean, a cursor or a list. One sent empty
+// (`?limit=`) is a bad_request rather than absent, as the document says.
+// (The search text `q` may be empty: it is read with c.Query.) Errors:
+// bad_request.
+func QueryParam(c *fiber.Ctx, name string) (string, error) {
+	args := c.Context().QueryArgs()
+	if !args.Has(name) {
+		return "", nil
+	}
+	s := string(args.Peek(name))
+	if s == "" {
+		return "", BadParam(name, "must not be empty; leave the parameter out instead")
+	}
+	return s, nil
+}
+
 // QueryID reads an optional positive int64 query parameter (0 when absent).
 func QueryID(c *fiber.Ctx, name string) (int64, error) {
-	s := c.Query(name)
-	if s == "" {
-		return 0, nil
+	s, err := QueryParam(c, name)
+	if s == "" || err != nil {
+		return 0, err
 	}
 	id, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || id < 1 {
@@ -95,7 +119,11 @@ func QueryStatuses(c *fiber.Ctx) ([]string, error) {
 
 // QueryBool reads an optional true/false parameter.
 func QueryBool(c *fiber.Ctx, name string) (*bool, error) {
-	switch c.Query(name) {
+	s, err := QueryParam(c, name)
+	if err != nil {
+		return nil, err
+	}
+	switch s {
 	case "":
 		return nil, nil
 	case "true":

@@ -1,0 +1,391 @@
+package handlers_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"petstore/web"
+)
+
+// These tests send abusive requests: each gets the right 4xx Error object,
+// or its connection is closed, and never a 500.
+
+// TestAbuseAPI is the table of hostile requests app.Test can carry (bodies
+// past Fiber's 1 MiB limit need a real connection: TestAbuseWire).
+func TestAbuseAPI(t *testing.T) {
+	a := newTestApp(t)
+	pet := a.seedPet("Rex", 5)
+	name := func(s string) string { return `{"name":` + s + `,"categoryId":` + itoa(pet.CategoryID) + `}` }
+	cases := []struct {
+		name       string
+		req        req
+		wantStatus int
+		wantCode   string
+	}{
+		{"body past 64 KiB", req{method: "POST", path: "/api/pets", body: name(`"` + strings.Repeat("x", 70<<10) + `"`)}, 413, "payload_too_large"},
+		// 100k '[' are past 64 KiB, so the size refuses them before any parsing.
+		{"100k nested arrays", req{method: "POST", path: "/api/pets", body: strings.Repeat("[", 100_000)}, 413, "payload_too_large"},
+		// Within the size, encoding/json stops at depth 10,000.
+		{"60k nested arrays", req{method: "POST", path: "/api/pets", body: strings.Repeat("[", 60_000)}, 400, "bad_request"},
+		{"60k nested objects", req{method: "POST", path: "/api/categories", body: `{"name":` + strings.Repeat(`{"a":`, 12_000)}, 400, "bad_request"},
+		{"invalid UTF-8 in a name", req{method: "POST", path: "/api/pets", body: []byte(name("\"R\xffx\xc3\""))}, 400, "bad_request"},
+		{"escaped NUL in a name", req{method: "POST", path: "/api/pets", body: name(`"Re\u0000x"`)}, 422, "validation_failed"},
+		{"escaped NUL in a category", req{method: "POST", path: "/api/categories", body: `{"name":"\u0000"}`}, 422, "validation_failed"},
+		{"escaped NUL in a key name", req{method: "POST", path: "/api/keys", body: `{"name":"k\u0000","role":"customer","plan":"free"}`}, 422, "validation_failed"},
+		// A raw control byte inside a JSON string is not JSON at all.
+		{"raw NUL byte in a name", req{method: "POST", path: "/api/pets", body: []byte(name("\"Re\x00x\""))}, 400, "bad_request"},
+		{"NUL in the query", req{method: "GET", path: "/api/pets?q=a%00b"}, 200, ""},
+		{"negative path id", req{method: "GET", path: "/api/pets/-1"}, 400, "bad_request"},
+		{"zero path id", req{method: "DELETE", path: "/api/store/orders/0"}, 400, "bad_request"},
+		{"overflowing path id", req{method: "PUT", path: "/api/store/inventory/9223372036854775808", body: `{"quantity":1}`}, 400, "bad_request"},
+		{"int64 max path id", req{method: "GET", path: "/api/categories/9223372036854775807"}, 404, "not_found"},
+		{"negative quantity", req{method: "POST", path: "/api/store/orders", body: `{"petId":` + itoa(pet.ID) + `,"quantity":-1}`}, 422, "validation_failed"},
+		// A number no int64 holds is refused as the wrong type, like "1".
+		{"overflowing quantity", req{method: "POST", path: "/api/store/orders", body: `{"petId":` + itoa(pet.ID) + `,"quantity":9223372036854775808}`}, 400, "bad_request"},
+		{"overflowing pet id in a body", req{method: "POST", path: "/api/store/orders", body: `{"petId":9223372036854775808,"quantity":1}`}, 400, "bad_request"},
+		{"inventory past int64", req{method: "PUT", path: "/api/store/inventory/" + itoa(pet.ID), body: `{"quantity":-9223372036854775809}`}, 400, "bad_request"},
+		{"inventory int64 max", req{method: "PUT", path: "/api/store/inventory/" + itoa(pet.ID), body: `{"quantity":9223372036854775807}`}, 422, "validation_failed"},
+		{"negative limit", req{method: "GET", path: "/api/pets?limit=-1"}, 400, "bad_request"},
+		{"overflowing limit", req{method: "GET", path: "/api/pets?limit=9223372036854775808"}, 400, "bad_request"},
+		{"empty limit", req{method: "GET", path: "/api/store/orders?limit="}, 400, "bad_request"},
+		{"empty petId", req{method: "GET", path: "/api/store/orders?petId="}, 400, "bad_request"},
+		{"empty complete", req{method: "GET", path: "/api/store/orders?complete="}, 400, "bad_request"},
+		{"empty cursor", req{method: "GET", path: "/api/pets?cursor="}, 400, "bad_request"},
+		{"empty ids", req{method: "GET", path: "/api/pets?ids="}, 400, "bad_request"},
+		{"empty q", req{method: "GET", path: "/api/pets?q="}, 200, ""}, // an empty search is no filter
+		{"overflowing categoryId", req{method: "GET", path: "/api/pets?categoryId=99999999999999999999"}, 400, "bad_request"},
+		{"perMinute 2^63", req{method: "POST", path: "/api/keys", body: `{"name":"k","role":"customer","plan":"enterprise","perMinute":9223372036854775808,"perDay":1}`}, 400, "bad_request"},
+		{"negative perDay", req{method: "POST", path: "/api/keys", body: `{"name":"k","role":"customer","plan":"enterprise","perMinute":1,"perDay":-1}`}, 422, "validation_failed"},
+		{"empty plan", req{method: "POST", path: "/api/keys", body: `{"name":"k","role":"customer","plan":""}`}, 422, "validation_failed"},
+		{"empty plan in a change", req{method: "PATCH", path: "/api/keys/2", body: `{"plan":""}`}, 422, "validation_failed"},
+		{"field name in another case", req{method: "POST", path: "/api/pets", body: `{"NAME":"Rex","categoryId":1}`}, 400, "bad_request"},
+		{"null body", req{method: "PATCH", path: "/api/store/orders/1", body: `null`}, 400, "bad_request"},
+		{"null member", req{method: "POST", path: "/api/pets", body: `{"name":null,"categoryId":1}`}, 400, "bad_request"},
+		{"101 ids", req{method: "GET", path: "/api/pets?ids=" + strings.TrimSuffix(strings.Repeat("1,", 101), ",")}, 400, "bad_request"},
+		{"huge Idempotency-Key", req{method: "POST", path: "/api/categories", body: `{"name":"Idem"}`, header: map[string]string{"Idempotency-Key": strings.Repeat("k", 4096)}}, 400, "bad_request"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.req.key = a.staff
+			r := a.do(tc.req)
+			if tc.wantCode == "" {
+				r.want(t, tc.wantStatus)
+				return
+			}
+			r.want(t, tc.wantStatus, tc.wantCode)
+		})
+	}
+}
+
+// TestAbuseStoredVerbatim stores SQL and markup in names: they come back
+// exactly as sent, JSON-escaped in the JSON, and searching for them finds
+// them (and LIKE's wildcards are plain characters).
+func TestAbuseStoredVerbatim(t *testing.T) {
+	a := newTestApp(t)
+	rex := a.seedPet("Rex", 1)
+	hostile := []string{
+		`Robert'); DROP TABLE pets;--`,
+		`x' OR '1'='1`,
+		`<script>alert("pwned")</script>`,
+		`100% _real_ \ cat`,
+	}
+	for _, n := range hostile {
+		r := a.do(req{method: "POST", path: "/api/pets", key: a.staff, body: map[string]any{"name": n, "categoryId": rex.CategoryID}}).want(t, 201)
+		if strings.Contains(string(r.Body), "<script>") {
+			t.Errorf("JSON output carries raw markup: %s", r.Body)
+		}
+		var got struct{ ID int64 }
+		r.decode(t, &got)
+		var back struct{ Name string }
+		a.do(req{method: "GET", path: "/api/pets/" + itoa(got.ID), key: a.staff}).want(t, 200).decode(t, &back)
+		if back.Name != n {
+			t.Errorf("stored %q, read back %q", n, back.Name)
+		}
+	}
+	search := func(q string) []string {
+		var pets []struct{ Name string }
+		a.do(req{method: "GET", path: "/api/pets?q=" + url.QueryEscape(q), key: a.staff}).want(t, 200).decode(t, &pets)
+		var names []string
+		for _, p := range pets {
+			names = append(names, p.Name)
+		}
+		return names
+	}
+	for q, want := range map[string]string{
+		`' OR 1=1 --`:          "[]",
+		`'); DROP TABLE pets;`: "[Robert'); DROP TABLE pets;--]",
+		`%`:                    `[100% _real_ \ cat]`,
+		`_`:                    `[100% _real_ \ cat]`,
+		`\`:                    `[100% _real_ \ cat]`,
+		`<SCRIPT>`:             `[<script>alert("pwned")</script>]`,
+	} {
+		if got := fmt.Sprint(search(q)); got != want {
+			t.Errorf("q=%s found %s, want %s", q, got, want)
+		}
+	}
+	var all []struct{ ID int64 }
+	a.do(req{method: "GET", path: "/api/pets", key: a.staff}).want(t, 200).decode(t, &all)
+	if len(all) != 1+len(hostile) {
+		t.Errorf("%d pets listed, want %d: the table survived", len(all), 1+len(hostile))
+	}
+}
+
+// TestAbuseEscapedInPages shows hostile names come out HTML-escaped on the
+// storefront and in the staff console.
+func TestAbuseEscapedInPages(t *testing.T) {
+	a := newTestApp(t)
+	const evil = `<script>alert("pwned")</script><img src=x onerror=alert(1)>`
+	pet := a.seedPet(evil, 3)
+	a.issueKey(evil, "customer", "free", 0, 0)
+	check := func(where string, html []byte) {
+		t.Helper()
+		s := string(html)
+		if strings.Contains(s, `<script>alert`) || strings.Contains(s, `<img src=x`) {
+			t.Errorf("%s renders the name as markup", where)
+		}
+		if !strings.Contains(s, `&lt;script&gt;alert(`) {
+			t.Errorf("%s does not show the escaped name", where)
+		}
+	}
+	for _, path := range []string{"/", "/pets/" + itoa(pet.ID), "/?q=" + url.QueryEscape(evil)} {
+		check("storefront "+path, a.do(req{method: "GET", path: path}).want(t, 200).Body)
+	}
+	b := a.signedIn(t)
+	for _, path := range []string{"/staff/catalog", "/staff/inventory", "/staff/keys"} {
+		check("console "+path, b.get(path).wantStatus(200).Body)
+	}
+}
+
+// wireCase is one request written straight to a connection.
+type wireCase struct {
+	name string
+	head string // request line and headers, without the blank line
+	body io.Reader
+	// allowed statuses; a closed or reset connection is allowed when
+	// closeOK is set.
+	allowed []int
+	closeOK bool
+}
+
+// sendRaw writes the request in the background (the server may answer and
+// close before reading it all) and reads the answer. It returns the
+// response, or nil when the connection was closed without one.
+func sendRaw(t *testing.T, addr string, head string, body io.Reader) (*response, error) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	go func() {
+		w := bufio.NewWriterSize(conn, 64<<10)
+		_, _ = io.WriteString(w, head+"\r\n\r\n")
+		if body != nil {
+			_, _ = io.Copy(w, body)
+		}
+		_ = w.Flush()
+	}()
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	out, _ := io.ReadAll(res.Body)
+	return &response{Status: res.StatusCode, Header: res.Header, Body: out}, nil
+}
+
+// TestAbuseWire sends malformed and oversized HTTP over a real connection.
+// A 10 MB header does not fit fasthttp's 16 KiB read buffer: the answer is
+// 431 Request Header Fields Too Large with the Error object (code
+// bad_request) and the connection closes; a client still writing may see
+// only the close. fasthttp forgets a request it cannot read, so these
+// answers cannot tell an API call from a page: they are the Error object.
+// With both Content-Length and chunked coding the chunked body wins (RFC
+// 9112 §6.3): a balancer in front must not read it the other way.
+func TestAbuseWire(t *testing.T) {
+	a := newTestApp(t)
+	addr := strings.TrimPrefix(a.listen(), "http://")
+	key := "X-API-Key: " + a.staff
+	ctJSON := "Content-Type: application/json"
+	big := func(n int) io.Reader { return strings.NewReader(`{"name":"` + strings.Repeat("x", n) + `"}`) }
+	cases := []wireCase{
+		{name: "10 MB header", head: "GET /api/pets HTTP/1.1\r\nHost: x\r\n" + key + "\r\nX-Big: " + strings.Repeat("a", 10<<20), allowed: []int{431}, closeOK: true},
+		{name: "10,000 headers", head: "GET /api/pets HTTP/1.1\r\nHost: x\r\n" + key + strings.Repeat("\r\nX-H: v", 10_000), allowed: []int{431}, closeOK: true},
+		{name: "100 KiB URL", head: "GET /api/pets?q=" + strings.Repeat("a", 100<<10) + " HTTP/1.1\r\nHost: x\r\n" + key, allowed: []int{431, 414}, closeOK: true},
+		{name: "2 MiB body", head: "POST /api/categories HTTP/1.1\r\nHost: x\r\n" + key + "\r\n" + ctJSON + fmt.Sprintf("\r\nContent-Length: %d", 2<<20+11), body: big(2 << 20), allowed: []int{413}, closeOK: true},
+		{name: "2 MiB chunked body", head: "POST /api/categories HTTP/1.1\r\nHost: x\r\n" + key + "\r\n" + ctJSON + "\r\nTransfer-Encoding: chunked", body: chunked(big(2 << 20)), allowed: []int{413}, closeOK: true},
+		{name: "negative Content-Length", head: "POST /api/categories HTTP/1.1\r\nHost: x\r\n" + key + "\r\n" + ctJSON + "\r\nContent-Length: -5", allowed: []int{400}},
+		{name: "non-numeric Content-Length", head: "POST /api/categories HTTP/1.1\r\nHost: x\r\n" + key + "\r\n" + ctJSON + "\r\nContent-Length: ten", allowed: []int{400}},
+		{name: "Content-Length and chunked", head: "POST /api/categories HTTP/1.1\r\nHost: x\r\n" + key + "\r\n" + ctJSON + "\r\nContent-Length: 4\r\nTransfer-Encoding: chunked", body: chunked(strings.NewReader(`{"name":"Smuggled"}`)), allowed: []int{201, 400}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := sendRaw(t, addr, tc.head, tc.body)
+			if err != nil {
+				if !tc.closeOK {
+					t.Fatalf("no answer: %v", err)
+				}
+				t.Logf("connection closed without an answer: %v", err)
+				return
+			}
+			ok := false
+			for _, s := range tc.allowed {
+				ok = ok || r.Status == s
+			}
+			if !ok {
+				t.Fatalf("status %d, want one of %v: %s", r.Status, tc.allowed, r.Body)
+			}
+			t.Logf("answered %d", r.Status)
+			if r.Status >= 400 {
+				var p problem
+				if err := json.Unmarshal(r.Body, &p); err != nil || p.Status != r.Status || p.Code == "" {
+					t.Errorf("%d without the Error object: %s", r.Status, r.Body)
+				}
+			}
+		})
+	}
+	// The server still serves.
+	if r, err := sendRaw(t, addr, "GET /api/pets HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"+key, nil); err != nil || r.Status != 200 {
+		t.Fatalf("after the abuse: %v %+v", err, r)
+	}
+}
+
+// chunked encodes r with chunked transfer coding.
+func chunked(r io.Reader) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := r.Read(buf)
+			if n > 0 {
+				if _, werr := fmt.Fprintf(pw, "%x\r\n%s\r\n", n, buf[:n]); werr != nil {
+					pw.CloseWithError(werr)
+					return
+				}
+			}
+			if errors.Is(err, io.EOF) {
+				_, _ = io.WriteString(pw, "0\r\n\r\n")
+				pw.Close()
+				return
+			}
+		}
+	}()
+	return pr
+}
+
+// TestAbuseSlowClients trickles a request a byte a second (slowloris): the
+// server's ReadTimeout (15 s in web.NewApp; 2 s here) ends the connection,
+// with a 408 Error object or without an answer, never holding it open.
+func TestAbuseSlowClients(t *testing.T) {
+	const readTimeout = 2 * time.Second
+	a := newTestApp(t)
+	a.app.Server().ReadTimeout = readTimeout // before it listens
+	addr := strings.TrimPrefix(a.listen(), "http://")
+	for _, tc := range []struct{ name, head, trickle string }{
+		{"slow headers", "", "GET /api/pets HTTP/1.1\r\nHost: x\r\nX-API-Key: " + a.staff + "\r\n\r\n"},
+		{"slow body", "POST /api/categories HTTP/1.1\r\nHost: x\r\nX-API-Key: " + a.staff +
+			"\r\nContent-Type: application/json\r\nContent-Length: 64\r\n\r\n", strings.Repeat(" ", 64)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			began := time.Now()
+			go func() {
+				_, _ = io.WriteString(conn, tc.head)
+				for i := range len(tc.trickle) {
+					if _, err := conn.Write([]byte{tc.trickle[i]}); err != nil {
+						return // closed by the server: the point
+					}
+					time.Sleep(time.Second)
+				}
+			}()
+			_ = conn.SetReadDeadline(time.Now().Add(readTimeout + 5*time.Second))
+			out, err := io.ReadAll(conn)
+			took := time.Since(began)
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				t.Fatalf("the server held the connection for %s (ReadTimeout %s)", took.Round(time.Millisecond), readTimeout)
+			}
+			if took > readTimeout+3*time.Second {
+				t.Errorf("closed after %s, want about ReadTimeout %s", took.Round(time.Millisecond), readTimeout)
+			}
+			t.Logf("closed after %s with %d bytes of answer", took.Round(time.Millisecond), len(out))
+			if len(out) > 0 {
+				res, err := http.ReadResponse(bufio.NewReader(strings.NewReader(string(out))), nil)
+				if err != nil || res.StatusCode != http.StatusRequestTimeout {
+					t.Fatalf("answer %q, want 408 or none", out)
+				}
+				var p problem
+				if err := json.NewDecoder(res.Body).Decode(&p); err != nil || p.Status != 408 || p.Code != "bad_request" {
+					t.Errorf("408 without the Error object: %q", out)
+				}
+			}
+		})
+	}
+}
+
+// TestAbuseClientReset breaks connections in the middle of a request body:
+// Fiber calls that 502 Bad Gateway; the app answers 400 to nobody and logs
+// nothing at error level (a client must not be able to fill the error log
+// with 500s of its own making), and keeps serving.
+func TestAbuseClientReset(t *testing.T) {
+	a := newTestApp(t)
+	var logs lockedLog
+	a.app = web.NewApp(web.AppOptions{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Prepare: a.handler.PrepareAnswer,
+		Page: func(c *fiber.Ctx, p web.Problem) error { return c.SendString("page") }})
+	a.handler.Routes(a.app)
+	addr := strings.TrimPrefix(a.listen(), "http://")
+	for range 3 {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "POST /api/categories HTTP/1.1\r\nHost: x\r\nX-API-Key: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"name\":", a.staff)
+		time.Sleep(100 * time.Millisecond)
+		_ = conn.(*net.TCPConn).SetLinger(0) // close with a reset
+		conn.Close()
+	}
+	time.Sleep(300 * time.Millisecond)
+	if r, err := sendRaw(t, addr, "GET /api/pets HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-API-Key: "+a.staff, nil); err != nil || r.Status != 200 {
+		t.Fatalf("after the resets: %v %+v", err, r)
+	}
+	if strings.Contains(logs.String(), `"level":"ERROR"`) {
+		t.Errorf("a client's reset was logged as the server's error:\n%s", logs.String())
+	}
+}
+
+// lockedLog is a log sink safe for the server's goroutines.
+type lockedLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

@@ -1,0 +1,236 @@
+package handlers_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"petstore/db"
+	"petstore/db/dbtest"
+	"petstore/handlers"
+	"petstore/web"
+	"petstore/web/events"
+	"petstore/web/ratelimit"
+)
+
+// The fuzz targets send hostile input through the real app: every JSON body
+// the API accepts and every query parameter. Whatever the input, the answer
+// is never a 5xx, a 4xx is the Error object with the status its code
+// belongs to, a body that is not UTF-8 JSON is a 400, and every exchange
+// passes the OpenAPI contract check (a request the document rejects must
+// not succeed). Their seed corpora (testdata/fuzz/FuzzXxx) run as ordinary
+// tests; `go test -fuzz FuzzNewPet ./handlers` explores further.
+
+// statusOfCode is SPEC §2's table of error codes.
+var statusOfCode = map[string]int{
+	"bad_request": 400, "unauthorized": 401, "forbidden": 403, "api_key_banned": 403, "not_found": 404,
+	"method_not_allowed": 405, "insufficient_stock": 409, "pet_not_available": 409, "invalid_transition": 409,
+	"order_complete": 409, "category_exists": 409, "category_in_use": 409, "pet_has_open_orders": 409,
+	"idempotency_in_progress": 409, "endpoint_sunset": 410, "payload_too_large": 413,
+	"unsupported_media_type": 415, "validation_failed": 422, "idempotency_key_reused": 422, "rate_limited": 429,
+}
+
+// fuzzApp is the real app for one fuzz target, built once per target (not
+// per input) on a fresh SQLite file, with targets for the path ids.
+type fuzzApp struct {
+	*testApp
+	pet, order, spareKey int64
+}
+
+// newFuzzApp builds the app the way newTestApp does, but for a *testing.F:
+// a staff key whose limits no fuzzing run exhausts, a pet with plenty of
+// stock, an order and a spare key for PATCH /keys to change.
+func newFuzzApp(f *testing.F) *fuzzApp {
+	f.Helper()
+	store := dbtest.SQLite(f)
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	hub := events.NewHub(store, logger)
+	store.OnEvent(hub.Wake)
+	f.Cleanup(hub.Close)
+	clk := &clock{now: time.Date(2026, 11, 22, 10, 0, 30, 0, time.UTC)}
+	h := &handlers.Handler{
+		Store: store, Logger: logger, Events: hub, Now: clk.Now,
+		Limiter:  ratelimit.New(ratelimit.Config{Bans: store, Now: clk.Now}),
+		Sessions: web.NewSessions([][]byte{[]byte("0123456789abcdef0123456789abcdef")}),
+		Config: handlers.Config{
+			Deprecated: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+			Sunset:     time.Date(2027, 6, 30, 0, 0, 0, 0, time.UTC),
+		},
+	}
+	a := &fuzzApp{testApp: &testApp{app: handlers.NewApp(h), store: store, handler: h, clock: clk}}
+	ctx := context.Background()
+	key := func(name, role string) (string, int64) {
+		plan, lots := db.PlanEnterprise, int64(1_000_000_000)
+		k, plain, err := store.CreateAPIKey(ctx, db.NewAPIKey{Name: &name, Role: &role, Plan: &plan, PerMinute: &lots, PerDay: &lots})
+		if err != nil {
+			f.Fatal(err)
+		}
+		return plain, k.ID
+	}
+	a.staff, _ = key("staff", db.RoleStaff)
+	_, a.spareKey = key("spare", db.RoleCustomer)
+	cat, err := store.CreateCategory(ctx, db.NewCategory{Name: ptr("Dogs")})
+	if err != nil {
+		f.Fatal(err)
+	}
+	pet, err := store.CreatePet(ctx, db.NewPet{Name: ptr("Rex"), CategoryID: &cat.ID})
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := store.SetInventory(ctx, pet.ID, db.InventoryUpdate{Quantity: ptr(int64(db.MaxInventoryQuantity))}); err != nil {
+		f.Fatal(err)
+	}
+	o, err := store.PlaceOrder(ctx, db.Owner{APIKeyID: 1}, db.NewOrder{PetID: &pet.ID, Quantity: ptr(int64(1))})
+	if err != nil {
+		f.Fatal(err)
+	}
+	a.pet, a.order = pet.ID, o.ID
+	return a
+}
+
+// checkAnswer fails unless the answer is below 500 and, when it is a 4xx,
+// the Error object whose code belongs to the status.
+func checkAnswer(t *testing.T, what string, r *response) {
+	t.Helper()
+	if r.Status >= 500 {
+		t.Fatalf("%s → %d: %s", what, r.Status, r.Body)
+	}
+	if r.Status < 400 {
+		return
+	}
+	var p problem
+	if err := json.Unmarshal(r.Body, &p); err != nil {
+		t.Fatalf("%s → %d without the Error object: %s", what, r.Status, r.Body)
+	}
+	if p.Status != r.Status || p.Message == "" || statusOfCode[p.Code] != r.Status {
+		t.Fatalf("%s → %d with Error %+v: wrong code or status", what, r.Status, p)
+	}
+}
+
+// fuzzBody runs a target that sends each input as the JSON body of
+// method path(a), with a staff key.
+func fuzzBody(f *testing.F, method string, path func(a *fuzzApp) string, valid string) {
+	a := newFuzzApp(f)
+	f.Add([]byte(valid))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		a.t = t
+		if body == nil {
+			body = []byte{} // an empty body still says it is JSON
+		}
+		p := path(a)
+		r := a.do(req{method: method, path: p, key: a.staff, body: body})
+		checkAnswer(t, method+" "+p, r)
+		malformed := !utf8.Valid(body) || !json.Valid(body)
+		if malformed && len(body) <= web.MaxBody && r.Status != 400 {
+			t.Fatalf("%s %s with a body that is not UTF-8 JSON → %d, want 400: %q", method, p, r.Status, body)
+		}
+		if len(body) > web.MaxBody && r.Status != 413 {
+			t.Fatalf("%s %s with %d bytes → %d, want 413", method, p, len(body), r.Status)
+		}
+	})
+}
+
+func (a *fuzzApp) petPath() string   { return "/api/pets/" + itoa(a.pet) }
+func (a *fuzzApp) orderPath() string { return "/api/store/orders/" + itoa(a.order) }
+
+// FuzzNewPet fuzzes the NewPet body of POST /pets.
+func FuzzNewPet(f *testing.F) {
+	fuzzBody(f, "POST", func(*fuzzApp) string { return "/api/pets" }, `{"name":"Rex","categoryId":1}`)
+}
+
+// FuzzUpdatePet fuzzes the NewPet body of PUT /pets/{petId}.
+func FuzzUpdatePet(f *testing.F) {
+	fuzzBody(f, "PUT", (*fuzzApp).petPath, `{"name":"Rex","categoryId":1,"status":"available"}`)
+}
+
+// FuzzNewCategory fuzzes the NewCategory body of POST /categories.
+func FuzzNewCategory(f *testing.F) {
+	fuzzBody(f, "POST", func(*fuzzApp) string { return "/api/categories" }, `{"name":"Cats","description":"Independent."}`)
+}
+
+// FuzzPlaceOrder fuzzes the Order body of POST /store/orders.
+func FuzzPlaceOrder(f *testing.F) {
+	fuzzBody(f, "POST", func(*fuzzApp) string { return "/api/store/orders" }, `{"petId":1,"quantity":1,"shipDate":"2026-12-01T10:00:00Z"}`)
+}
+
+// FuzzUpdateOrder fuzzes the body of PATCH /store/orders/{orderId}.
+func FuzzUpdateOrder(f *testing.F) {
+	fuzzBody(f, "PATCH", (*fuzzApp).orderPath, `{"shipDate":"2026-12-01T10:00:00Z"}`)
+}
+
+// FuzzInventoryUpdate fuzzes the InventoryUpdate body of PUT /store/inventory/{petId}.
+func FuzzInventoryUpdate(f *testing.F) {
+	fuzzBody(f, "PUT", func(a *fuzzApp) string { return "/api/store/inventory/" + itoa(a.pet) }, `{"quantity":1000000}`)
+}
+
+// FuzzNewAPIKey fuzzes the NewApiKey body of POST /keys.
+func FuzzNewAPIKey(f *testing.F) {
+	fuzzBody(f, "POST", func(*fuzzApp) string { return "/api/keys" }, `{"name":"ci","role":"customer","plan":"enterprise","perMinute":10,"perDay":100}`)
+}
+
+// FuzzUpdateAPIKey fuzzes the partial NewApiKey body of PATCH /keys/{keyId}.
+func FuzzUpdateAPIKey(f *testing.F) {
+	fuzzBody(f, "PATCH", func(a *fuzzApp) string { return "/api/keys/" + itoa(a.spareKey) }, `{"plan":"pro"}`)
+}
+
+// FuzzQuery fuzzes the query parameters of every list operation: each
+// input is sent, properly encoded, to all of them.
+func FuzzQuery(f *testing.F) {
+	a := newFuzzApp(f)
+	f.Add("20", "", "available", "1", "rex", "1,2", "true", "1")
+	f.Fuzz(func(t *testing.T, limit, cursor, status, categoryID, q, ids, complete, petID string) {
+		a.t = t
+		query := func(kv ...string) string {
+			v := url.Values{}
+			for i := 0; i < len(kv); i += 2 {
+				if kv[i+1] != "" {
+					v.Set(kv[i], kv[i+1])
+				}
+			}
+			return v.Encode()
+		}
+		page := []string{"limit", limit, "cursor", cursor}
+		for _, path := range []string{
+			"/api/pets?" + query(append(page, "status", status, "categoryId", categoryID, "q", q, "ids", ids)...),
+			"/api/store/orders?" + query(append(page, "complete", complete, "petId", petID)...),
+			"/api/store/inventory?" + query(append(page, "status", status)...),
+			"/api/categories?" + query(page...),
+			"/api/keys?" + query(page...),
+		} {
+			r := a.do(req{method: "GET", path: path, key: a.staff})
+			checkAnswer(t, "GET "+path, r)
+			if r.Status == 200 && !strings.HasPrefix(string(r.Body), "[") {
+				t.Fatalf("GET %s → 200 that is not a list: %s", path, r.Body)
+			}
+		}
+	})
+}
+
+// FuzzRawQuery sends each input as the raw query string of GET /pets and
+// GET /store/orders: repeated, empty and oddly escaped parameters. Only
+// bytes a request line cannot carry are escaped.
+func FuzzRawQuery(f *testing.F) {
+	a := newFuzzApp(f)
+	f.Add("status=available&status=sold&limit=1")
+	f.Fuzz(func(t *testing.T, raw string) {
+		a.t = t
+		var b strings.Builder
+		for _, c := range []byte(raw) {
+			if c <= ' ' || c >= 0x7f || c == '#' {
+				b.WriteString(url.QueryEscape(string([]byte{c})))
+				continue
+			}
+			b.WriteByte(c)
+		}
+		for _, path := range []string{"/api/pets?" + b.String(), "/api/store/orders?" + b.String()} {
+			r := a.do(req{method: "GET", path: path, key: a.staff})
+			checkAnswer(t, "GET "+path, r)
+		}
+	})
+}
