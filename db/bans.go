@@ -12,7 +12,7 @@ import (
 // ActiveBan returns the end of the subject's ban in force at now, if any.
 func (s *Store) ActiveBan(ctx context.Context, subject string, now time.Time) (time.Time, bool, error) {
 	var ends []time.Time
-	err := s.db.SelectContext(ctx, &ends, `SELECT ends_at FROM bans
+	err := s.sel(ctx, &ends, `SELECT ends_at FROM bans
 		WHERE subject = $1 AND lifted_at IS NULL AND ends_at > $2 ORDER BY ends_at DESC LIMIT 1`, subject, now.UTC())
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("active ban: %w", err)
@@ -29,7 +29,7 @@ func (s *Store) ActiveBans(ctx context.Context) (map[string]time.Time, error) {
 		Subject string    `db:"subject"`
 		EndsAt  time.Time `db:"ends_at"`
 	}
-	err := s.db.SelectContext(ctx, &rows, `SELECT subject, ends_at FROM bans WHERE lifted_at IS NULL AND ends_at > $1`, s.Now().UTC())
+	err := s.sel(ctx, &rows, `SELECT subject, ends_at FROM bans WHERE lifted_at IS NULL AND ends_at > $1`, s.Now().UTC())
 	if err != nil {
 		return nil, fmt.Errorf("active bans: %w", err)
 	}
@@ -44,7 +44,7 @@ func (s *Store) ActiveBans(ctx context.Context) (map[string]time.Time, error) {
 
 // CreateBan records a ban from start until until.
 func (s *Store) CreateBan(ctx context.Context, subject string, start, until time.Time) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO bans (subject, started_at, ends_at) VALUES ($1, $2, $3)`, subject, start.UTC(), until.UTC())
+	_, err := s.exec(ctx, `INSERT INTO bans (subject, started_at, ends_at) VALUES ($1, $2, $3)`, subject, start.UTC(), until.UTC())
 	if err != nil {
 		return fmt.Errorf("create ban: %w", err)
 	}
@@ -54,7 +54,7 @@ func (s *Store) CreateBan(ctx context.Context, subject string, start, until time
 // CountBans counts the subject's bans started after since that were not lifted.
 func (s *Store) CountBans(ctx context.Context, subject string, since time.Time) (int, error) {
 	var n int
-	err := s.db.GetContext(ctx, &n, `SELECT count(*) FROM bans WHERE subject = $1 AND started_at > $2 AND lifted_at IS NULL`, subject, since.UTC())
+	err := s.get(ctx, &n, `SELECT count(*) FROM bans WHERE subject = $1 AND started_at > $2 AND lifted_at IS NULL`, subject, since.UTC())
 	if err != nil {
 		return 0, fmt.Errorf("count bans: %w", err)
 	}
@@ -64,7 +64,7 @@ func (s *Store) CountBans(ctx context.Context, subject string, since time.Time) 
 // LiftBan ends the subject's bans in force at now. Lifted bans do not
 // count toward later doubling.
 func (s *Store) LiftBan(ctx context.Context, subject string, now time.Time) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE bans SET lifted_at = $1 WHERE subject = $2 AND lifted_at IS NULL AND ends_at > $1`, now.UTC(), subject)
+	_, err := s.exec(ctx, `UPDATE bans SET lifted_at = $1 WHERE subject = $2 AND lifted_at IS NULL AND ends_at > $1`, now.UTC(), subject)
 	if err != nil {
 		return fmt.Errorf("lift ban: %w", err)
 	}

@@ -50,7 +50,7 @@ func (s *Store) FindCategories(ctx context.Context, page Page) ([]*Category, boo
 	w.add("deleted_at IS NULL")
 	tail := page.clause(&w, "id")
 	var cs []*Category
-	if err := s.db.SelectContext(ctx, &cs, `SELECT `+categoryCols+` FROM categories`+w.String()+tail, w.args...); err != nil {
+	if err := s.sel(ctx, &cs, `SELECT `+categoryCols+` FROM categories`+w.String()+tail, w.args...); err != nil {
 		return nil, false, fmt.Errorf("find categories: %w", err)
 	}
 	cs, more := trim(cs, page)
@@ -60,7 +60,7 @@ func (s *Store) FindCategories(ctx context.Context, page Page) ([]*Category, boo
 // FindCategoryByID returns a live category. Errors: not_found.
 func (s *Store) FindCategoryByID(ctx context.Context, id int64) (*Category, error) {
 	var c Category
-	err := s.db.GetContext(ctx, &c, `SELECT `+categoryCols+` FROM categories WHERE id = $1 AND deleted_at IS NULL`, id)
+	err := s.get(ctx, &c, `SELECT `+categoryCols+` FROM categories WHERE id = $1 AND deleted_at IS NULL`, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, Errorf(ENotFound, "Category %d not found.", id)
 	}
@@ -84,7 +84,7 @@ func (s *Store) CreateCategory(ctx context.Context, in NewCategory) (*Category, 
 		return nil, err
 	}
 	var c Category
-	err = tx.GetContext(ctx, &c, `INSERT INTO categories (name, name_key, description, created_at)
+	err = tx.get(ctx, &c, `INSERT INTO categories (name, name_key, description, created_at)
 		VALUES ($1, $2, $3, $4) RETURNING `+categoryCols, *in.Name, foldName(*in.Name), in.Description, tx.now)
 	if isUniqueViolation(err) {
 		return nil, errCategoryExists(*in.Name)
@@ -110,7 +110,7 @@ func (s *Store) UpdateCategory(ctx context.Context, id int64, in NewCategory) (*
 		return nil, err
 	}
 	var c Category
-	err = tx.GetContext(ctx, &c, `UPDATE categories SET name = $1, name_key = $2, description = $3
+	err = tx.get(ctx, &c, `UPDATE categories SET name = $1, name_key = $2, description = $3
 		WHERE id = $4 AND deleted_at IS NULL RETURNING `+categoryCols, *in.Name, foldName(*in.Name), in.Description, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, Errorf(ENotFound, "Category %d not found.", id)
@@ -134,10 +134,10 @@ func (s *Store) DeleteCategory(ctx context.Context, id int64) error {
 	}
 	defer tx.Rollback()
 	var pets int
-	if err := tx.GetContext(ctx, &pets, `SELECT count(*) FROM pets WHERE category_id = $1 AND deleted_at IS NULL`, id); err != nil {
+	if err := tx.get(ctx, &pets, `SELECT count(*) FROM pets WHERE category_id = $1 AND deleted_at IS NULL`, id); err != nil {
 		return fmt.Errorf("count pets: %w", err)
 	}
-	res, err := tx.ExecContext(ctx, `UPDATE categories SET deleted_at = $1 WHERE id = $2 AND deleted_at IS NULL`, tx.now, id)
+	res, err := tx.exec(ctx, `UPDATE categories SET deleted_at = $1 WHERE id = $2 AND deleted_at IS NULL`, tx.now, id)
 	if err != nil {
 		return fmt.Errorf("delete category: %w", err)
 	}
@@ -154,7 +154,7 @@ func (s *Store) DeleteCategory(ctx context.Context, id int64) error {
 // has the same name, compared case-insensitively.
 func (tx *Tx) checkCategoryName(ctx context.Context, name string, exceptID int64) error {
 	var n int
-	err := tx.GetContext(ctx, &n, `SELECT count(*) FROM categories WHERE name_key = $1 AND id <> $2 AND deleted_at IS NULL`,
+	err := tx.get(ctx, &n, `SELECT count(*) FROM categories WHERE name_key = $1 AND id <> $2 AND deleted_at IS NULL`,
 		foldName(name), exceptID)
 	if err != nil {
 		return fmt.Errorf("check category name: %w", err)
@@ -185,7 +185,7 @@ func isUniqueViolation(err error) bool {
 // category does not exist or is deleted (SPEC §13).
 func (tx *Tx) checkCategory(ctx context.Context, id int64) error {
 	var n int
-	if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM categories WHERE id = $1 AND deleted_at IS NULL`, id); err != nil {
+	if err := tx.get(ctx, &n, `SELECT count(*) FROM categories WHERE id = $1 AND deleted_at IS NULL`, id); err != nil {
 		return fmt.Errorf("check category: %w", err)
 	}
 	if n == 0 {

@@ -34,7 +34,7 @@ func (s *Store) CountDashboard(ctx context.Context) (*Dashboard, error) {
 		Status string `db:"status"`
 		N      int    `db:"n"`
 	}
-	if err := s.db.SelectContext(ctx, &pets, `SELECT status, count(*) AS n FROM pets WHERE deleted_at IS NULL GROUP BY status`); err != nil {
+	if err := s.sel(ctx, &pets, `SELECT status, count(*) AS n FROM pets WHERE deleted_at IS NULL GROUP BY status`); err != nil {
 		return nil, fmt.Errorf("count pets: %w", err)
 	}
 	for _, p := range pets {
@@ -44,7 +44,7 @@ func (s *Store) CountDashboard(ctx context.Context) (*Dashboard, error) {
 		Open     int `db:"open"`
 		Complete int `db:"complete"`
 	}
-	err := s.db.GetContext(ctx, &orders, `SELECT
+	err := s.get(ctx, &orders, `SELECT
 		COALESCE(SUM(CASE WHEN state = 'open' THEN 1 ELSE 0 END), 0) AS open,
 		COALESCE(SUM(CASE WHEN state = 'complete' THEN 1 ELSE 0 END), 0) AS complete
 		FROM orders`)
@@ -56,7 +56,7 @@ func (s *Store) CountDashboard(ctx context.Context) (*Dashboard, error) {
 		Active  int `db:"active"`
 		Revoked int `db:"revoked"`
 	}
-	err = s.db.GetContext(ctx, &keys, `SELECT
+	err = s.get(ctx, &keys, `SELECT
 		COALESCE(SUM(CASE WHEN revoked_at IS NULL THEN 1 ELSE 0 END), 0) AS active,
 		COALESCE(SUM(CASE WHEN revoked_at IS NULL THEN 0 ELSE 1 END), 0) AS revoked
 		FROM api_keys`)
@@ -81,7 +81,7 @@ func (s *Store) CountDashboard(ctx context.Context) (*Dashboard, error) {
 // scarcest first, at most limit of them.
 func (s *Store) FindLowStock(ctx context.Context, maxStock int64, limit int) ([]*Pet, error) {
 	var pets []*Pet
-	err := s.db.SelectContext(ctx, &pets, `SELECT `+petCols+petFrom+`
+	err := s.sel(ctx, &pets, `SELECT `+petCols+petFrom+`
 		WHERE p.deleted_at IS NULL AND p.status = 'available' AND i.quantity <= $1
 		ORDER BY i.quantity, p.id LIMIT $2`, maxStock, limit)
 	if err != nil {
@@ -137,7 +137,7 @@ func (s *Store) FindConsoleOrders(ctx context.Context, f ConsoleOrderFilter) ([]
 		FROM orders o JOIN pets p ON p.id = o.pet_id LEFT JOIN api_keys k ON k.id = o.api_key_id` +
 		w.String() + ` ORDER BY o.id DESC LIMIT ` + strconv.Itoa(limit+1)
 	var os []*ConsoleOrder
-	if err := s.db.SelectContext(ctx, &os, q, w.args...); err != nil {
+	if err := s.sel(ctx, &os, q, w.args...); err != nil {
 		return nil, false, fmt.Errorf("find console orders: %w", err)
 	}
 	if len(os) > limit {
@@ -150,7 +150,7 @@ func (s *Store) FindConsoleOrders(ctx context.Context, f ConsoleOrderFilter) ([]
 // it. Errors: not_found.
 func (s *Store) FindConsoleOrder(ctx context.Context, id int64) (*ConsoleOrder, error) {
 	var o ConsoleOrder
-	err := s.db.GetContext(ctx, &o, `SELECT `+orderCols+`, p.name AS pet_name, (p.deleted_at IS NOT NULL) AS pet_deleted,
+	err := s.get(ctx, &o, `SELECT `+orderCols+`, p.name AS pet_name, (p.deleted_at IS NOT NULL) AS pet_deleted,
 		COALESCE(k.name, '') AS key_name, (o.shopper_id IS NOT NULL) AS shop
 		FROM orders o JOIN pets p ON p.id = o.pet_id LEFT JOIN api_keys k ON k.id = o.api_key_id
 		WHERE o.id = $1 AND o.state <> 'cancelled'`, id)
@@ -169,7 +169,7 @@ func (s *Store) CountPetsByCategory(ctx context.Context) (map[int64]int, error) 
 		CategoryID int64 `db:"category_id"`
 		N          int   `db:"n"`
 	}
-	if err := s.db.SelectContext(ctx, &rows, `SELECT category_id, count(*) AS n FROM pets WHERE deleted_at IS NULL GROUP BY category_id`); err != nil {
+	if err := s.sel(ctx, &rows, `SELECT category_id, count(*) AS n FROM pets WHERE deleted_at IS NULL GROUP BY category_id`); err != nil {
 		return nil, fmt.Errorf("count pets by category: %w", err)
 	}
 	m := make(map[int64]int, len(rows))

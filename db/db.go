@@ -58,6 +58,9 @@ type Store struct {
 
 	hooksMu sync.RWMutex
 	onEvent []func()
+
+	stmts stmtCache
+	keys  keyCache
 }
 
 // defaultConnectTimeout bounds, in seconds, connecting to PostgreSQL (TCP
@@ -142,7 +145,10 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.closeStmts()
+	return s.db.Close()
+}
 
 // DB exposes the sqlx handle for metrics and benchmarks.
 func (s *Store) DB() *sqlx.DB { return s.db }
@@ -200,7 +206,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 // own) do not wait for each other.
 func (s *Store) migrationLocker(ctx context.Context) (lock.SessionLocker, error) {
 	var schema string
-	if err := s.db.GetContext(ctx, &schema, `SELECT COALESCE(current_schema(), '')`); err != nil {
+	if err := s.get(ctx, &schema, `SELECT COALESCE(current_schema(), '')`); err != nil {
 		return nil, fmt.Errorf("current schema: %w", err)
 	}
 	h := fnv.New64a()
@@ -233,9 +239,10 @@ func (s *Store) OnEvent(fn func()) {
 // touches gets the same timestamp and tests can pin it.
 type Tx struct {
 	*sqlx.Tx
+	ctx    context.Context
 	store  *Store
 	now    time.Time
-	events bool
+	events []pendingEvent // written at Commit, in order
 }
 
 // begin starts a write transaction. On SQLite writers queue on writeMu.
@@ -250,18 +257,23 @@ func (s *Store) begin(ctx context.Context) (*Tx, error) {
 		}
 		return nil, fmt.Errorf("begin: %w", err)
 	}
-	return &Tx{Tx: tx, store: s, now: s.Now().UTC()}, nil
+	return &Tx{Tx: tx, ctx: ctx, store: s, now: s.Now().UTC()}, nil
 }
 
-// Commit commits and then wakes event listeners when the transaction wrote events.
+// Commit writes the transaction's events, commits, and then wakes event
+// listeners when there were any.
 func (tx *Tx) Commit() error {
 	store := tx.store
+	if err := tx.flushEvents(tx.ctx); err != nil {
+		tx.Rollback()
+		return err
+	}
 	err := tx.Tx.Commit()
 	tx.release()
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	if tx.events {
+	if len(tx.events) > 0 {
 		store.hooksMu.RLock()
 		hooks := store.onEvent
 		store.hooksMu.RUnlock()
@@ -299,7 +311,7 @@ func (tx *Tx) lockPet(ctx context.Context, id int64) (*Pet, error) {
 		q += ` FOR UPDATE OF p, i`
 	}
 	var p Pet
-	if err := tx.GetContext(ctx, &p, q, id); err != nil {
+	if err := tx.get(ctx, &p, q, id); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, Errorf(ENotFound, "Pet %d not found.", id)
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -30,29 +32,57 @@ type Event struct {
 	CreatedAt time.Time       `db:"created_at"`
 }
 
-// addEvent writes an event in the transaction that made the change. On
-// PostgreSQL an advisory lock makes event ids commit in order, so a reader
-// that has seen id n never later finds a smaller id appear; NOTIFY is
-// delivered on commit.
-func (tx *Tx) addEvent(ctx context.Context, typ string, data any) error {
+// eventsLock is the PostgreSQL advisory lock that makes event ids commit
+// in order, so a reader that has seen id n never later finds a smaller id
+// appear.
+const eventsLock = 7215001
+
+// pendingEvent is an event recorded in a transaction, written at commit.
+type pendingEvent struct {
+	typ  string
+	data string
+}
+
+// addEvent records an event of the change the transaction makes. The
+// events are written together just before the commit (flushEvents), so the
+// lock that orders them is held for one statement and the commit only.
+func (tx *Tx) addEvent(_ context.Context, typ string, data any) error {
 	b, err := json.Marshal(data)
 	if err != nil {
 		return fmt.Errorf("encode event: %w", err)
 	}
+	tx.events = append(tx.events, pendingEvent{typ: typ, data: string(b)})
+	return nil
+}
+
+// flushEvents inserts the recorded events in one statement. On PostgreSQL
+// the same statement takes the ordering lock and queues the NOTIFY, which
+// is delivered on commit.
+func (tx *Tx) flushEvents(ctx context.Context) error {
+	if len(tx.events) == 0 {
+		return nil
+	}
+	args := make([]any, 0, 1+2*len(tx.events))
+	args = append(args, tx.now)
+	rows := make([]string, len(tx.events))
+	for i, e := range tx.events {
+		args = append(args, e.typ, e.data)
+		n := len(args)
+		rows[i] = fmt.Sprintf("($%d, $%d, %d)", n-1, n, i)
+	}
+	values := strings.Join(rows, ", ")
+	var q string
 	if tx.dialect() == DialectPostgres {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7215001)`); err != nil {
-			return fmt.Errorf("lock events: %w", err)
-		}
+		q = `WITH lock AS (SELECT pg_advisory_xact_lock(` + strconv.Itoa(eventsLock) + `)),
+			ins AS (INSERT INTO events (type, data, created_at)
+				SELECT v.t, v.d, $1 FROM lock, (VALUES ` + values + `) AS v(t, d, o) ORDER BY v.o RETURNING 1)
+			SELECT pg_notify('` + NotifyChannel + `', '') FROM (SELECT 1 FROM ins LIMIT 1) AS written`
+	} else {
+		q = `INSERT INTO events (type, data, created_at) SELECT v.column1, v.column2, $1 FROM (VALUES ` + values + `) AS v ORDER BY v.column3`
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO events (type, data, created_at) VALUES ($1, $2, $3)`, typ, string(b), tx.now); err != nil {
-		return fmt.Errorf("insert event: %w", err)
+	if _, err := tx.exec(ctx, q, args...); err != nil {
+		return fmt.Errorf("write events: %w", err)
 	}
-	if tx.dialect() == DialectPostgres && !tx.events {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_notify($1, '')`, NotifyChannel); err != nil {
-			return fmt.Errorf("notify: %w", err)
-		}
-	}
-	tx.events = true
 	return nil
 }
 
@@ -66,7 +96,7 @@ func (s *Store) EventsAfter(ctx context.Context, after int64, limit int) ([]Even
 		Data      string    `db:"data"`
 		CreatedAt time.Time `db:"created_at"`
 	}
-	err := s.db.SelectContext(ctx, &rows, `SELECT id, type, data, created_at FROM events WHERE id > $1 ORDER BY id LIMIT $2`, after, limit)
+	err := s.sel(ctx, &rows, `SELECT id, type, data, created_at FROM events WHERE id > $1 ORDER BY id LIMIT $2`, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("events after: %w", err)
 	}
@@ -80,7 +110,7 @@ func (s *Store) EventsAfter(ctx context.Context, after int64, limit int) ([]Even
 // LastEventID is the newest event's id, 0 when there is none.
 func (s *Store) LastEventID(ctx context.Context) (int64, error) {
 	var id int64
-	if err := s.db.GetContext(ctx, &id, `SELECT COALESCE(MAX(id), 0) FROM events`); err != nil {
+	if err := s.get(ctx, &id, `SELECT COALESCE(MAX(id), 0) FROM events`); err != nil {
 		return 0, fmt.Errorf("last event: %w", err)
 	}
 	return id, nil

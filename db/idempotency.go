@@ -30,11 +30,11 @@ type StoredResponse struct {
 // idempotency_in_progress (the first request still runs).
 func (s *Store) BeginIdempotent(ctx context.Context, owner, key, requestHash string) (*StoredResponse, error) {
 	now := s.Now().UTC()
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE owner = $1 AND key = $2 AND created_at <= $3`,
+	if _, err := s.exec(ctx, `DELETE FROM idempotency_keys WHERE owner = $1 AND key = $2 AND created_at <= $3`,
 		owner, key, now.Add(-IdempotencyTTL)); err != nil {
 		return nil, fmt.Errorf("expire idempotency key: %w", err)
 	}
-	res, err := s.db.ExecContext(ctx, `INSERT INTO idempotency_keys (owner, key, request_hash, created_at)
+	res, err := s.exec(ctx, `INSERT INTO idempotency_keys (owner, key, request_hash, created_at)
 		VALUES ($1, $2, $3, $4) ON CONFLICT (owner, key) DO NOTHING`, owner, key, requestHash, now)
 	if err != nil {
 		return nil, fmt.Errorf("claim idempotency key: %w", err)
@@ -50,7 +50,7 @@ func (s *Store) BeginIdempotent(ctx context.Context, owner, key, requestHash str
 		Body        []byte         `db:"body"`
 		CreatedAt   time.Time      `db:"created_at"`
 	}
-	err = s.db.GetContext(ctx, &row, `SELECT request_hash, status, content_type, location, body, created_at FROM idempotency_keys WHERE owner = $1 AND key = $2`, owner, key)
+	err = s.get(ctx, &row, `SELECT request_hash, status, content_type, location, body, created_at FROM idempotency_keys WHERE owner = $1 AND key = $2`, owner, key)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Expired and deleted between our statements: try once more.
 		return s.BeginIdempotent(ctx, owner, key, requestHash)
@@ -67,7 +67,7 @@ func (s *Store) BeginIdempotent(ctx context.Context, owner, key, requestHash str
 	if now.Sub(row.CreatedAt) < idempotencyStale {
 		return nil, Errorf(EIdempotencyInProgress, "A request with this Idempotency-Key is still in progress.")
 	}
-	res, err = s.db.ExecContext(ctx, `UPDATE idempotency_keys SET created_at = $1 WHERE owner = $2 AND key = $3 AND status IS NULL AND created_at = $4`,
+	res, err = s.exec(ctx, `UPDATE idempotency_keys SET created_at = $1 WHERE owner = $2 AND key = $3 AND status IS NULL AND created_at = $4`,
 		now, owner, key, row.CreatedAt)
 	if err != nil {
 		return nil, fmt.Errorf("take over idempotency key: %w", err)
@@ -80,7 +80,7 @@ func (s *Store) BeginIdempotent(ctx context.Context, owner, key, requestHash str
 
 // FinishIdempotent stores the response for replay.
 func (s *Store) FinishIdempotent(ctx context.Context, owner, key string, r StoredResponse) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE idempotency_keys SET status = $1, content_type = $2, location = $3, body = $4 WHERE owner = $5 AND key = $6`,
+	_, err := s.exec(ctx, `UPDATE idempotency_keys SET status = $1, content_type = $2, location = $3, body = $4 WHERE owner = $5 AND key = $6`,
 		r.Status, r.ContentType, r.Location, r.Body, owner, key)
 	if err != nil {
 		return fmt.Errorf("store idempotent response: %w", err)
@@ -91,7 +91,7 @@ func (s *Store) FinishIdempotent(ctx context.Context, owner, key string, r Store
 // AbandonIdempotent releases a key whose request failed without an answer
 // worth replaying (a 5xx), so the client may retry with it.
 func (s *Store) AbandonIdempotent(ctx context.Context, owner, key string) error {
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE owner = $1 AND key = $2 AND status IS NULL`, owner, key); err != nil {
+	if _, err := s.exec(ctx, `DELETE FROM idempotency_keys WHERE owner = $1 AND key = $2 AND status IS NULL`, owner, key); err != nil {
 		return fmt.Errorf("abandon idempotency key: %w", err)
 	}
 	return nil

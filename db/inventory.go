@@ -49,7 +49,7 @@ func (s *Store) FindInventory(ctx context.Context, f InventoryFilter) ([]*Invent
 	}
 	tail := f.Page.clause(&w, "i.pet_id")
 	var items []*InventoryItem
-	if err := s.db.SelectContext(ctx, &items, `SELECT `+inventoryCols+inventoryFrom+w.String()+tail, w.args...); err != nil {
+	if err := s.sel(ctx, &items, `SELECT `+inventoryCols+inventoryFrom+w.String()+tail, w.args...); err != nil {
 		return nil, false, fmt.Errorf("find inventory: %w", err)
 	}
 	items, more := trim(items, f.Page)
@@ -59,7 +59,7 @@ func (s *Store) FindInventory(ctx context.Context, f InventoryFilter) ([]*Invent
 // FindInventoryItem returns one live pet's entry. Errors: not_found.
 func (s *Store) FindInventoryItem(ctx context.Context, petID int64) (*InventoryItem, error) {
 	var it InventoryItem
-	err := s.db.GetContext(ctx, &it, `SELECT `+inventoryCols+inventoryFrom+` WHERE i.pet_id = $1 AND p.deleted_at IS NULL`, petID)
+	err := s.get(ctx, &it, `SELECT `+inventoryCols+inventoryFrom+` WHERE i.pet_id = $1 AND p.deleted_at IS NULL`, petID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, Errorf(ENotFound, "Pet %d not found.", petID)
 	}

@@ -130,7 +130,7 @@ func (s *Store) FindOrders(ctx context.Context, f OrderFilter) ([]*Order, bool, 
 	}
 	tail := f.Page.clause(&w, "o.id")
 	var os []*Order
-	if err := s.db.SelectContext(ctx, &os, `SELECT `+orderCols+` FROM orders o`+w.String()+tail, w.args...); err != nil {
+	if err := s.sel(ctx, &os, `SELECT `+orderCols+` FROM orders o`+w.String()+tail, w.args...); err != nil {
 		return nil, false, fmt.Errorf("find orders: %w", err)
 	}
 	os, more := trim(os, f.Page)
@@ -140,12 +140,11 @@ func (s *Store) FindOrders(ctx context.Context, f OrderFilter) ([]*Order, bool, 
 // FindOrderByID returns an open or complete order the owner may see (nil
 // owner: any). Errors: not_found.
 func (s *Store) FindOrderByID(ctx context.Context, id int64, owner *Owner) (*Order, error) {
-	return findOrder(ctx, s.db, id, owner, "")
+	return findOrder(ctx, s.get, id, owner, "")
 }
 
-type getter interface {
-	GetContext(ctx context.Context, dest any, query string, args ...any) error
-}
+// getter runs a query for one row: Store.get or Tx.get.
+type getter func(ctx context.Context, dest any, query string, args ...any) error
 
 func findOrder(ctx context.Context, g getter, id int64, owner *Owner, lock string) (*Order, error) {
 	var w where
@@ -153,7 +152,7 @@ func findOrder(ctx context.Context, g getter, id int64, owner *Owner, lock strin
 	w.add("o.state <> 'cancelled'")
 	ownerCond(&w, owner)
 	var o Order
-	err := g.GetContext(ctx, &o, `SELECT `+orderCols+` FROM orders o`+w.String()+lock, w.args...)
+	err := g(ctx, &o, `SELECT `+orderCols+` FROM orders o`+w.String()+lock, w.args...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, Errorf(ENotFound, "Order %d not found.", id)
 	}
@@ -266,7 +265,7 @@ func (tx *Tx) placeOrder(ctx context.Context, owner Owner, petID, qty int64, shi
 		keyID = &owner.APIKeyID
 	}
 	o := &Order{PetID: petID, Quantity: qty, ShipDate: ship, State: OrderOpen, CreatedAt: tx.now}
-	err = tx.GetContext(ctx, &o.ID, `INSERT INTO orders (pet_id, quantity, ship_date, state, api_key_id, shopper_id, created_at, updated_at)
+	err = tx.get(ctx, &o.ID, `INSERT INTO orders (pet_id, quantity, ship_date, state, api_key_id, shopper_id, created_at, updated_at)
 		VALUES ($1, $2, $3, 'open', $4, $5, $6, $6) RETURNING id`, petID, qty, ship, keyID, shopper, tx.now)
 	if err != nil {
 		return nil, fmt.Errorf("insert order: %w", err)
@@ -316,7 +315,7 @@ func (s *Store) UpdateOrder(ctx context.Context, id int64, u OrderUpdate) (*Orde
 	if completing {
 		o.Complete, o.State = true, OrderComplete
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE orders SET ship_date = $1, state = $2, updated_at = $3 WHERE id = $4`,
+	if _, err := tx.exec(ctx, `UPDATE orders SET ship_date = $1, state = $2, updated_at = $3 WHERE id = $4`,
 		o.ShipDate, o.State, tx.now, id); err != nil {
 		return nil, fmt.Errorf("update order: %w", err)
 	}
@@ -370,7 +369,7 @@ func (s *Store) CancelOrder(ctx context.Context, id int64, owner *Owner) error {
 	if o.Complete {
 		return Errorf(EOrderComplete, "Order %d is complete and cannot be cancelled.", id)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE orders SET state = 'cancelled', updated_at = $1 WHERE id = $2`, tx.now, id); err != nil {
+	if _, err := tx.exec(ctx, `UPDATE orders SET state = 'cancelled', updated_at = $1 WHERE id = $2`, tx.now, id); err != nil {
 		return fmt.Errorf("cancel order: %w", err)
 	}
 	pet, err := tx.lockPet(ctx, o.PetID)
@@ -398,5 +397,5 @@ func (tx *Tx) lockOrder(ctx context.Context, id int64, owner *Owner) (*Order, er
 	if tx.dialect() == DialectPostgres {
 		lock = " FOR UPDATE"
 	}
-	return findOrder(ctx, tx, id, owner, lock)
+	return findOrder(ctx, tx.get, id, owner, lock)
 }

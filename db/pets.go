@@ -88,7 +88,7 @@ func (s *Store) FindPets(ctx context.Context, f PetFilter) ([]*Pet, bool, error)
 	}
 	tail := f.Page.clause(&w, "p.id")
 	var pets []*Pet
-	if err := s.db.SelectContext(ctx, &pets, `SELECT `+petCols+petFrom+w.String()+tail, w.args...); err != nil {
+	if err := s.sel(ctx, &pets, `SELECT `+petCols+petFrom+w.String()+tail, w.args...); err != nil {
 		return nil, false, fmt.Errorf("find pets: %w", err)
 	}
 	pets, more := trim(pets, f.Page)
@@ -98,7 +98,7 @@ func (s *Store) FindPets(ctx context.Context, f PetFilter) ([]*Pet, bool, error)
 // FindPetByID returns a live pet. Errors: not_found.
 func (s *Store) FindPetByID(ctx context.Context, id int64) (*Pet, error) {
 	var p Pet
-	err := s.db.GetContext(ctx, &p, `SELECT `+petCols+petFrom+` WHERE p.id = $1 AND p.deleted_at IS NULL`, id)
+	err := s.get(ctx, &p, `SELECT `+petCols+petFrom+` WHERE p.id = $1 AND p.deleted_at IS NULL`, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, Errorf(ENotFound, "Pet %d not found.", id)
 	}
@@ -135,12 +135,12 @@ func (s *Store) CreatePet(ctx context.Context, in NewPet) (*Pet, error) {
 		return nil, err
 	}
 	var id int64
-	err = tx.GetContext(ctx, &id, `INSERT INTO pets (name, name_key, category_id, status, created_at, updated_at)
+	err = tx.get(ctx, &id, `INSERT INTO pets (name, name_key, category_id, status, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $5) RETURNING id`, *in.Name, foldName(*in.Name), *in.CategoryID, status, tx.now)
 	if err != nil {
 		return nil, fmt.Errorf("create pet: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO inventory (pet_id, quantity, updated_at) VALUES ($1, $2, $3)`, id, stock, tx.now); err != nil {
+	if _, err := tx.exec(ctx, `INSERT INTO inventory (pet_id, quantity, updated_at) VALUES ($1, $2, $3)`, id, stock, tx.now); err != nil {
 		return nil, fmt.Errorf("create inventory: %w", err)
 	}
 	p := &Pet{ID: id, Name: *in.Name, CategoryID: *in.CategoryID, Status: status, Stock: stock}
@@ -191,7 +191,7 @@ func (s *Store) UpdatePet(ctx context.Context, id int64, in NewPet) (*Pet, error
 		p.Status = to
 	}
 	p.Name, p.CategoryID = *in.Name, *in.CategoryID
-	if _, err := tx.ExecContext(ctx, `UPDATE pets SET name = $1, name_key = $2, category_id = $3, status = $4, updated_at = $5 WHERE id = $6`,
+	if _, err := tx.exec(ctx, `UPDATE pets SET name = $1, name_key = $2, category_id = $3, status = $4, updated_at = $5 WHERE id = $6`,
 		p.Name, foldName(p.Name), p.CategoryID, p.Status, tx.now, id); err != nil {
 		return nil, fmt.Errorf("update pet: %w", err)
 	}
@@ -225,7 +225,7 @@ func (s *Store) DeletePet(ctx context.Context, id int64) error {
 	if open > 0 {
 		return Errorf(EPetHasOpenOrders, "Pet %d has %d open orders.", id, open)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE pets SET deleted_at = $1, updated_at = $1 WHERE id = $2`, tx.now, id); err != nil {
+	if _, err := tx.exec(ctx, `UPDATE pets SET deleted_at = $1, updated_at = $1 WHERE id = $2`, tx.now, id); err != nil {
 		return fmt.Errorf("delete pet: %w", err)
 	}
 	if err := tx.addEvent(ctx, EventPetDeleted, map[string]int64{"id": id}); err != nil {
@@ -250,7 +250,7 @@ func deriveStatus(stock int64, openOrders int) string {
 // openOrders counts the pet's orders that are neither complete nor cancelled.
 func (tx *Tx) openOrders(ctx context.Context, petID int64) (int, error) {
 	var n int
-	if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM orders WHERE pet_id = $1 AND state = 'open'`, petID); err != nil {
+	if err := tx.get(ctx, &n, `SELECT count(*) FROM orders WHERE pet_id = $1 AND state = 'open'`, petID); err != nil {
 		return 0, fmt.Errorf("count open orders: %w", err)
 	}
 	return n, nil
@@ -258,10 +258,10 @@ func (tx *Tx) openOrders(ctx context.Context, petID int64) (int, error) {
 
 // writeStock stores p.Stock and p.Status and records inventory.updated.
 func (tx *Tx) writeStock(ctx context.Context, p *Pet) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE inventory SET quantity = $1, updated_at = $2 WHERE pet_id = $3`, p.Stock, tx.now, p.ID); err != nil {
+	if _, err := tx.exec(ctx, `UPDATE inventory SET quantity = $1, updated_at = $2 WHERE pet_id = $3`, p.Stock, tx.now, p.ID); err != nil {
 		return fmt.Errorf("update stock: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE pets SET status = $1, updated_at = $2 WHERE id = $3`, p.Status, tx.now, p.ID); err != nil {
+	if _, err := tx.exec(ctx, `UPDATE pets SET status = $1, updated_at = $2 WHERE id = $3`, p.Status, tx.now, p.ID); err != nil {
 		return fmt.Errorf("update status: %w", err)
 	}
 	return tx.addEvent(ctx, EventInventoryUpdated, p.Inventory())

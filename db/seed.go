@@ -20,7 +20,7 @@ var demoCatalog = []struct {
 // IsEmpty reports whether the catalog has never had a category.
 func (s *Store) IsEmpty(ctx context.Context) (bool, error) {
 	var n int
-	if err := s.db.GetContext(ctx, &n, `SELECT count(*) FROM categories`); err != nil {
+	if err := s.get(ctx, &n, `SELECT count(*) FROM categories`); err != nil {
 		return false, fmt.Errorf("count categories: %w", err)
 	}
 	return n == 0, nil
@@ -61,7 +61,7 @@ func (s *Store) SeedDemo(ctx context.Context) error {
 
 func (s *Store) findCategoryByName(ctx context.Context, name string) (*Category, error) {
 	var c Category
-	err := s.db.GetContext(ctx, &c, `SELECT `+categoryCols+` FROM categories WHERE name_key = $1 AND deleted_at IS NULL`, foldName(name))
+	err := s.get(ctx, &c, `SELECT `+categoryCols+` FROM categories WHERE name_key = $1 AND deleted_at IS NULL`, foldName(name))
 	if err != nil {
 		return nil, fmt.Errorf("find category %s: %w", name, err)
 	}

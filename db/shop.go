@@ -25,7 +25,7 @@ func (s *Store) FindPetSummaries(ctx context.Context, ids []int64) (map[int64]*P
 		var w where
 		w.add("p.id IN " + in(&w, batch))
 		var rows []*PetSummary
-		err := s.db.SelectContext(ctx, &rows, `SELECT p.id, p.name, c.name AS category_name, (p.deleted_at IS NOT NULL) AS deleted
+		err := s.sel(ctx, &rows, `SELECT p.id, p.name, c.name AS category_name, (p.deleted_at IS NOT NULL) AS deleted
 			FROM pets p JOIN categories c ON c.id = p.category_id`+w.String(), w.args...)
 		if err != nil {
 			return nil, fmt.Errorf("find pet summaries: %w", err)

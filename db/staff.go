@@ -26,13 +26,13 @@ func (s *Store) CreateStaffUser(ctx context.Context, username, passwordHash stri
 	}
 	u := StaffUser{Username: username, PasswordHash: passwordHash, CreatedAt: s.Now().UTC()}
 	var n int
-	if err := s.db.GetContext(ctx, &n, `SELECT count(*) FROM staff_users WHERE username = $1`, username); err != nil {
+	if err := s.get(ctx, &n, `SELECT count(*) FROM staff_users WHERE username = $1`, username); err != nil {
 		return nil, fmt.Errorf("check username: %w", err)
 	}
 	if n > 0 {
 		return nil, Invalid("username", "is taken")
 	}
-	err := s.db.GetContext(ctx, &u.ID, `INSERT INTO staff_users (username, password_hash, created_at) VALUES ($1, $2, $3) RETURNING id`,
+	err := s.get(ctx, &u.ID, `INSERT INTO staff_users (username, password_hash, created_at) VALUES ($1, $2, $3) RETURNING id`,
 		u.Username, u.PasswordHash, u.CreatedAt)
 	if err != nil {
 		return nil, fmt.Errorf("create staff user: %w", err)
@@ -43,7 +43,7 @@ func (s *Store) CreateStaffUser(ctx context.Context, username, passwordHash stri
 // FindStaffUserByUsername returns a console user. Errors: not_found.
 func (s *Store) FindStaffUserByUsername(ctx context.Context, username string) (*StaffUser, error) {
 	var u StaffUser
-	err := s.db.GetContext(ctx, &u, `SELECT id, username, password_hash, created_at FROM staff_users WHERE username = $1`, username)
+	err := s.get(ctx, &u, `SELECT id, username, password_hash, created_at FROM staff_users WHERE username = $1`, username)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, Errorf(ENotFound, "No such user.")
 	}
@@ -56,7 +56,7 @@ func (s *Store) FindStaffUserByUsername(ctx context.Context, username string) (*
 // FindStaffUserByID returns a console user. Errors: not_found.
 func (s *Store) FindStaffUserByID(ctx context.Context, id int64) (*StaffUser, error) {
 	var u StaffUser
-	err := s.db.GetContext(ctx, &u, `SELECT id, username, password_hash, created_at FROM staff_users WHERE id = $1`, id)
+	err := s.get(ctx, &u, `SELECT id, username, password_hash, created_at FROM staff_users WHERE id = $1`, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, Errorf(ENotFound, "No such user.")
 	}
@@ -68,7 +68,7 @@ func (s *Store) FindStaffUserByID(ctx context.Context, id int64) (*StaffUser, er
 
 // RecordLoginFailure notes a failed login of username from ip.
 func (s *Store) RecordLoginFailure(ctx context.Context, username, ip string) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO login_failures (username, client_ip, at) VALUES ($1, $2, $3)`, username, ip, s.Now().UTC())
+	_, err := s.exec(ctx, `INSERT INTO login_failures (username, client_ip, at) VALUES ($1, $2, $3)`, username, ip, s.Now().UTC())
 	if err != nil {
 		return fmt.Errorf("record login failure: %w", err)
 	}
@@ -78,7 +78,7 @@ func (s *Store) RecordLoginFailure(ctx context.Context, username, ip string) err
 // CountLoginFailures counts username's failed logins from ip since a time.
 func (s *Store) CountLoginFailures(ctx context.Context, username, ip string, since time.Time) (int, error) {
 	var n int
-	err := s.db.GetContext(ctx, &n, `SELECT count(*) FROM login_failures WHERE username = $1 AND client_ip = $2 AND at > $3`, username, ip, since.UTC())
+	err := s.get(ctx, &n, `SELECT count(*) FROM login_failures WHERE username = $1 AND client_ip = $2 AND at > $3`, username, ip, since.UTC())
 	if err != nil {
 		return 0, fmt.Errorf("count login failures: %w", err)
 	}
@@ -87,7 +87,7 @@ func (s *Store) CountLoginFailures(ctx context.Context, username, ip string, sin
 
 // ClearLoginFailures forgets username's failures from ip after a good login.
 func (s *Store) ClearLoginFailures(ctx context.Context, username, ip string) error {
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM login_failures WHERE username = $1 AND client_ip = $2`, username, ip); err != nil {
+	if _, err := s.exec(ctx, `DELETE FROM login_failures WHERE username = $1 AND client_ip = $2`, username, ip); err != nil {
 		return fmt.Errorf("clear login failures: %w", err)
 	}
 	return nil
@@ -96,7 +96,7 @@ func (s *Store) ClearLoginFailures(ctx context.Context, username, ip string) err
 // CountStaffUsers is the number of console users.
 func (s *Store) CountStaffUsers(ctx context.Context) (int, error) {
 	var n int
-	if err := s.db.GetContext(ctx, &n, `SELECT count(*) FROM staff_users`); err != nil {
+	if err := s.get(ctx, &n, `SELECT count(*) FROM staff_users`); err != nil {
 		return 0, fmt.Errorf("count staff users: %w", err)
 	}
 	return n, nil

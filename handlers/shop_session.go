@@ -197,14 +197,6 @@ func isPartial(c *fiber.Ctx) bool {
 	return web.IsHTMX(c) && c.Get("HX-History-Restore-Request") != "true"
 }
 
-// renderShop writes a shop page, or its fragment for htmx.
-func renderShop(c *fiber.Ctx, full, partial templ.Component) error {
-	if !isPartial(c) {
-		partial = nil
-	}
-	return web.Render(c, full, partial)
-}
-
 // afterPost ends a successful form post: htmx gets the fragment with the
 // message out of band; a plain form gets the message as a flash and a
 // 303 to the page to show (Post/Redirect/Get).
