@@ -32,30 +32,35 @@ func (s *Store) cached(query string) *sqlx.Stmt {
 	return s.stmts.m[query]
 }
 
-// stmt returns the cached statement for query, preparing it on first use,
-// or nil when the cache is full or preparing failed (the caller then runs
-// the query directly and meets the same error, if any).
+// stmt returns the cached statement for query, preparing it on first use.
+// It returns nil while another goroutine prepares it, when the cache is
+// full, or when preparing failed: the caller then runs the query directly
+// (and meets the same error, if any). The cache lock is never held while
+// database/sql works, whose own locks may wait on busy connections.
 func (s *Store) stmt(ctx context.Context, query string) *sqlx.Stmt {
 	c := &s.stmts
-	c.mu.RLock()
-	st, ok := c.m[query]
-	n := len(c.m)
-	c.mu.RUnlock()
-	if ok {
+	c.mu.Lock()
+	if st, ok := c.m[query]; ok {
+		c.mu.Unlock()
 		return st
 	}
-	if n >= maxCachedStmts {
+	if c.preparing[query] || len(c.m) >= maxCachedStmts {
+		c.mu.Unlock()
 		return nil
 	}
+	if c.preparing == nil {
+		c.preparing = make(map[string]bool)
+	}
+	c.preparing[query] = true
+	c.mu.Unlock()
+
 	st, err := s.db.PreparexContext(ctx, query)
-	if err != nil {
-		return nil
-	}
+
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if prev, ok := c.m[query]; ok {
-		st.Close()
-		return prev
+	delete(c.preparing, query)
+	if err != nil {
+		return nil
 	}
 	if c.m == nil {
 		c.m = make(map[string]*sqlx.Stmt)
@@ -70,23 +75,16 @@ func (s *Store) stmt(ctx context.Context, query string) *sqlx.Stmt {
 // every other one waits for its locks would deadlock.
 func (s *Store) prepareSoon(query string) {
 	c := &s.stmts
-	c.mu.Lock()
-	if c.preparing[query] || c.m[query] != nil || len(c.m) >= maxCachedStmts {
-		c.mu.Unlock()
+	c.mu.RLock()
+	busy := c.preparing[query] || c.m[query] != nil || len(c.m) >= maxCachedStmts
+	c.mu.RUnlock()
+	if busy {
 		return
 	}
-	if c.preparing == nil {
-		c.preparing = make(map[string]bool)
-	}
-	c.preparing[query] = true
-	c.mu.Unlock()
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		s.stmt(ctx, query)
-		c.mu.Lock()
-		delete(c.preparing, query)
-		c.mu.Unlock()
 	}()
 }
 
@@ -94,11 +92,12 @@ func (s *Store) prepareSoon(query string) {
 func (s *Store) closeStmts() {
 	c := &s.stmts
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, st := range c.m {
+	stmts := c.m
+	c.m = nil
+	c.mu.Unlock()
+	for _, st := range stmts {
 		st.Close()
 	}
-	c.m = nil
 }
 
 // get, sel and exec run a query through the statement cache.
