@@ -105,6 +105,9 @@ func serverEnv(databaseURL, addr string) []string {
 	if addr != "" {
 		env = append(env, "PETSTORE_ADDR="+addr)
 	}
+	if p := os.Getenv("PETSTORE_PPROF_ADDR"); p != "" {
+		env = append(env, "PETSTORE_PPROF_ADDR="+p) // to profile the server under load
+	}
 	return env
 }
 

@@ -46,6 +46,8 @@ type Config struct {
 	BanDuration time.Duration
 	Proxies     ratelimit.TrustedProxies
 	LogLevel    slog.Level
+	// PprofAddr, when set, serves net/http/pprof there (keep it on loopback).
+	PprofAddr string
 }
 
 // configError names the variable at fault, so a bad start is one clear line.
@@ -119,6 +121,12 @@ func LoadConfig(getenv func(string) string) (*Config, error) {
 			return nil, bad("TRUSTED_PROXIES", errors.New("must be comma-separated IPs or CIDRs"))
 		}
 		c.Proxies = p
+	}
+	if v := getenv("PETSTORE_PPROF_ADDR"); v != "" {
+		if _, port, err := net.SplitHostPort(v); err != nil || port == "" {
+			return nil, bad("PETSTORE_PPROF_ADDR", errors.New("must be host:port, e.g. 127.0.0.1:6060"))
+		}
+		c.PprofAddr = v
 	}
 	if v := getenv("LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {

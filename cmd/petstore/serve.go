@@ -6,7 +6,10 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/pprof"
 	"strings"
+	"time"
 
 	"petstore/db"
 )
@@ -22,6 +25,9 @@ func serve(ctx context.Context, cfg *Config, logger *slog.Logger, stdout io.Writ
 		return err
 	}
 	defer s.Close()
+	if cfg.PprofAddr != "" {
+		servePprof(cfg.PprofAddr, logger)
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("PETSTORE_ADDR: %w", err)
@@ -89,4 +95,22 @@ func baseURL(addr net.Addr) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// servePprof serves the Go profiler on its own listener, away from the
+// app's routes, for profiling under load (PETSTORE_PPROF_ADDR).
+func servePprof(addr string, logger *slog.Logger) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		logger.Info("pprof listening", "addr", addr)
+		if err := srv.ListenAndServe(); err != nil {
+			logger.Error("pprof stopped", "err", err)
+		}
+	}()
 }
