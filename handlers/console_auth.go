@@ -234,6 +234,15 @@ func (h *Handler) consoleFlash(c *fiber.Ctx, kind, text string) error {
 	return h.Sessions.Save(c, sess)
 }
 
+// flashRedirect ends a console form post: the message for the next page,
+// then 303 to it (Post/Redirect/Get).
+func (h *Handler) flashRedirect(c *fiber.Ctx, kind, text, to string) error {
+	if err := h.consoleFlash(c, kind, text); err != nil {
+		return err
+	}
+	return c.Redirect(to, fiber.StatusSeeOther)
+}
+
 // consoleChrome builds the frame of a full page and takes the flash
 // message out of the session.
 func (h *Handler) consoleChrome(c *fiber.Ctx, title, nav string) (console.Chrome, error) {
@@ -264,10 +273,7 @@ func (h *Handler) consoleDone(c *fiber.Ctx, back, msg string, fragment func() er
 	if web.IsHTMX(c) {
 		return fragment()
 	}
-	if err := h.consoleFlash(c, "ok", msg); err != nil {
-		return err
-	}
-	return c.Redirect(back, fiber.StatusSeeOther)
+	return h.flashRedirect(c, "ok", msg, back)
 }
 
 // consoleRefused answers an action the store refused with a user-caused
@@ -287,8 +293,5 @@ func (h *Handler) consoleRefused(c *fiber.Ctx, err error, back string, fragment 
 		c.Status(status)
 		return fragment(msg)
 	}
-	if err := h.consoleFlash(c, "error", msg); err != nil {
-		return err
-	}
-	return c.Redirect(back, fiber.StatusSeeOther)
+	return h.flashRedirect(c, "error", msg, back)
 }

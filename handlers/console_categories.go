@@ -61,10 +61,7 @@ func (h *Handler) consoleCreateCategory(c *fiber.Ctx) error {
 	if err != nil {
 		return h.categoryFormFailed(c, err, v)
 	}
-	if err := h.consoleFlash(c, "ok", "Category “"+cat.Name+"” created."); err != nil {
-		return err
-	}
-	return c.Redirect("/staff/catalog", fiber.StatusSeeOther)
+	return h.flashRedirect(c, "ok", "Category “"+cat.Name+"” created.", "/staff/catalog")
 }
 
 func (h *Handler) consoleEditCategory(c *fiber.Ctx) error {
@@ -95,10 +92,7 @@ func (h *Handler) consoleUpdateCategory(c *fiber.Ctx) error {
 	if err != nil {
 		return h.categoryFormFailed(c, err, v)
 	}
-	if err := h.consoleFlash(c, "ok", "Category “"+cat.Name+"” saved."); err != nil {
-		return err
-	}
-	return c.Redirect("/staff/catalog", fiber.StatusSeeOther)
+	return h.flashRedirect(c, "ok", "Category “"+cat.Name+"” saved.", "/staff/catalog")
 }
 
 // consoleDeleteCategory removes a category no live pet uses.
@@ -115,8 +109,5 @@ func (h *Handler) consoleDeleteCategory(c *fiber.Ctx) error {
 	if err := h.Store.DeleteCategory(ctx, id); err != nil {
 		return h.consoleRefused(c, err, "/staff/catalog", nil)
 	}
-	if err := h.consoleFlash(c, "ok", "Category “"+cat.Name+"” deleted."); err != nil {
-		return err
-	}
-	return c.Redirect("/staff/catalog", fiber.StatusSeeOther)
+	return h.flashRedirect(c, "ok", "Category “"+cat.Name+"” deleted.", "/staff/catalog")
 }

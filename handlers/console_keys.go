@@ -178,10 +178,7 @@ func (h *Handler) consoleUpdateKey(c *fiber.Ctx) error {
 	}
 	msg := "Key “" + up.Name + "” is on the " + up.Plan + " plan: " + strconv.FormatInt(up.PerMinute, 10) + "/min, " +
 		strconv.FormatInt(up.PerDay, 10) + "/day."
-	if err := h.consoleFlash(c, "ok", msg); err != nil {
-		return err
-	}
-	return c.Redirect("/staff/keys", fiber.StatusSeeOther)
+	return h.flashRedirect(c, "ok", msg, "/staff/keys")
 }
 
 // consoleRevokeKey revokes a key for good and answers with its row.

@@ -109,10 +109,7 @@ func (h *Handler) consoleCreatePet(c *fiber.Ctx) error {
 	if err != nil {
 		return h.petFormFailed(c, err, v)
 	}
-	if err := h.consoleFlash(c, "ok", "Pet “"+p.Name+"” created."); err != nil {
-		return err
-	}
-	return c.Redirect("/staff/catalog", fiber.StatusSeeOther)
+	return h.flashRedirect(c, "ok", "Pet “"+p.Name+"” created.", "/staff/catalog")
 }
 
 func (h *Handler) consoleEditPet(c *fiber.Ctx) error {
@@ -150,10 +147,7 @@ func (h *Handler) consoleUpdatePet(c *fiber.Ctx) error {
 	if err != nil {
 		return h.petFormFailed(c, err, v)
 	}
-	if err := h.consoleFlash(c, "ok", "Pet “"+p.Name+"” saved."); err != nil {
-		return err
-	}
-	return c.Redirect("/staff/catalog", fiber.StatusSeeOther)
+	return h.flashRedirect(c, "ok", "Pet “"+p.Name+"” saved.", "/staff/catalog")
 }
 
 // consoleDeletePet soft-deletes a pet (Store.DeletePet); a pet with open
@@ -171,8 +165,5 @@ func (h *Handler) consoleDeletePet(c *fiber.Ctx) error {
 	if err := h.Store.DeletePet(ctx, id); err != nil {
 		return h.consoleRefused(c, err, "/staff/catalog", nil)
 	}
-	if err := h.consoleFlash(c, "ok", "Pet “"+p.Name+"” deleted."); err != nil {
-		return err
-	}
-	return c.Redirect("/staff/catalog", fiber.StatusSeeOther)
+	return h.flashRedirect(c, "ok", "Pet “"+p.Name+"” deleted.", "/staff/catalog")
 }
