@@ -82,7 +82,8 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger) (*Server, 
 	store.OnEvent(s.Hub.Wake)
 	if store.Dialect() == db.DialectPostgres {
 		go func() {
-			if err := s.Hub.ListenPostgres(bg, cfg.DatabaseURL); err != nil && !errors.Is(err, context.Canceled) {
+			_, dsn, _ := db.ParseURL(cfg.DatabaseURL) // validated by LoadConfig; adds the connect timeout
+			if err := s.Hub.ListenPostgres(bg, dsn); err != nil && !errors.Is(err, context.Canceled) {
 				logger.Error("event listener stopped", "err", err)
 			}
 		}()
