@@ -1,0 +1,94 @@
+package handlers_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"petstore/db/dbtest"
+)
+
+// TestAPIEventsOrderArrives places an order through the API while a staff
+// client holds GET /api/events open: order.created arrives within a
+// second, with the order as the API showed it.
+func TestAPIEventsOrderArrives(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		a := newTestAppOn(t, open)
+		pet := a.seedPet("Rex", 3)
+		base := a.listen()
+
+		req, _ := http.NewRequest("GET", base+"/api/events", nil)
+		req.Header.Set("X-API-Key", a.staff)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+			t.Fatalf("events: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+		}
+		if got := res.Header.Get("X-API-Stability"); got != "experimental" {
+			t.Errorf("X-API-Stability = %q", got)
+		}
+
+		body, _ := json.Marshal(map[string]any{"petId": pet.ID, "quantity": 1})
+		post, _ := http.NewRequest("POST", base+"/api/store/orders", bytes.NewReader(body))
+		post.Header.Set("X-API-Key", a.customer)
+		post.Header.Set("Content-Type", "application/json")
+		placed := time.Now()
+		pres, err := http.DefaultClient.Do(post)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var order map[string]any
+		_ = json.NewDecoder(pres.Body).Decode(&order)
+		pres.Body.Close()
+		if pres.StatusCode != 201 {
+			t.Fatalf("order: %d %v", pres.StatusCode, order)
+		}
+
+		type event struct{ id, typ, data string }
+		events := make(chan event, 16)
+		go func() {
+			sc := bufio.NewScanner(res.Body)
+			var e event
+			for sc.Scan() {
+				line := sc.Text()
+				switch {
+				case strings.HasPrefix(line, "id: "):
+					e.id = strings.TrimPrefix(line, "id: ")
+				case strings.HasPrefix(line, "event: "):
+					e.typ = strings.TrimPrefix(line, "event: ")
+				case strings.HasPrefix(line, "data: "):
+					e.data = strings.TrimPrefix(line, "data: ")
+				case line == "" && e.typ != "":
+					events <- e
+					e = event{}
+				}
+			}
+		}()
+		deadline := time.After(time.Until(placed.Add(time.Second)))
+		for {
+			select {
+			case e := <-events:
+				if e.typ != "order.created" {
+					continue
+				}
+				var got map[string]any
+				if err := json.Unmarshal([]byte(e.data), &got); err != nil || e.id == "" {
+					t.Fatalf("event %+v: %v", e, err)
+				}
+				if got["id"] != order["id"] || got["petId"] != order["petId"] || got["quantity"] != order["quantity"] || got["complete"] != false {
+					t.Fatalf("event data %v, want the order %v", got, order)
+				}
+				return
+			case <-deadline:
+				t.Fatal("order.created did not arrive within a second")
+			}
+		}
+	})
+}
