@@ -117,17 +117,7 @@ type ConsoleOrderFilter struct {
 // reports whether older ones follow.
 func (s *Store) FindConsoleOrders(ctx context.Context, f ConsoleOrderFilter) ([]*ConsoleOrder, bool, error) {
 	var w where
-	w.add("o.state <> 'cancelled'")
-	if f.Complete != nil {
-		if *f.Complete {
-			w.add("o.state = 'complete'")
-		} else {
-			w.add("o.state = 'open'")
-		}
-	}
-	if f.PetID > 0 {
-		w.add("o.pet_id = " + w.arg(f.PetID))
-	}
+	visibleOrders(&w, f.Complete, f.PetID)
 	if f.BeforeID > 0 {
 		w.add("o.id < " + w.arg(f.BeforeID))
 	}

@@ -113,21 +113,27 @@ func ownerCond(w *where, o *Owner) {
 	}
 }
 
-// FindOrders lists open and complete orders by id.
-func (s *Store) FindOrders(ctx context.Context, f OrderFilter) ([]*Order, bool, error) {
-	var w where
+// visibleOrders adds the conditions every order list shares: cancelled
+// orders are hidden; complete and petId filter when set.
+func visibleOrders(w *where, complete *bool, petID int64) {
 	w.add("o.state <> 'cancelled'")
-	ownerCond(&w, f.Owner)
-	if f.Complete != nil {
-		if *f.Complete {
+	if complete != nil {
+		if *complete {
 			w.add("o.state = 'complete'")
 		} else {
 			w.add("o.state = 'open'")
 		}
 	}
-	if f.PetID > 0 {
-		w.add("o.pet_id = " + w.arg(f.PetID))
+	if petID > 0 {
+		w.add("o.pet_id = " + w.arg(petID))
 	}
+}
+
+// FindOrders lists open and complete orders by id.
+func (s *Store) FindOrders(ctx context.Context, f OrderFilter) ([]*Order, bool, error) {
+	var w where
+	visibleOrders(&w, f.Complete, f.PetID)
+	ownerCond(&w, f.Owner)
 	tail := f.Page.clause(&w, "o.id")
 	var os []*Order
 	if err := s.sel(ctx, &os, `SELECT `+orderCols+` FROM orders o`+w.String()+tail, w.args...); err != nil {
