@@ -71,3 +71,13 @@ func (h *Handler) apiRevokeKey(c *fiber.Ctx) error {
 	}
 	return c.SendStatus(fiber.StatusNoContent)
 }
+
+// keyFromPath finds the key the {keyId} path parameter names.
+// Errors: bad_request, not_found.
+func (h *Handler) keyFromPath(c *fiber.Ctx) (*db.APIKey, error) {
+	id, err := web.PathID(c, "keyId")
+	if err != nil {
+		return nil, err
+	}
+	return h.Store.FindAPIKeyByID(c.UserContext(), id)
+}

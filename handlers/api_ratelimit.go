@@ -80,11 +80,7 @@ func (h *Handler) apiRateLimit(c *fiber.Ctx) error {
 }
 
 func (h *Handler) apiLiftBan(c *fiber.Ctx) error {
-	id, err := web.PathID(c, "keyId")
-	if err != nil {
-		return err
-	}
-	k, err := h.Store.FindAPIKeyByID(c.UserContext(), id)
+	k, err := h.keyFromPath(c)
 	if err != nil {
 		return err
 	}
@@ -102,11 +98,7 @@ type keyUsage struct {
 }
 
 func (h *Handler) apiKeyUsage(c *fiber.Ctx) error {
-	id, err := web.PathID(c, "keyId")
-	if err != nil {
-		return err
-	}
-	k, err := h.Store.FindAPIKeyByID(c.UserContext(), id)
+	k, err := h.keyFromPath(c)
 	if err != nil {
 		return err
 	}

@@ -133,11 +133,7 @@ func (h *Handler) renderKeyEdit(c *fiber.Ctx, status int, k *db.APIKey, f consol
 
 // consoleEditKey shows the form that changes a key's name, plan and limits.
 func (h *Handler) consoleEditKey(c *fiber.Ctx) error {
-	id, err := web.PathID(c, "keyId")
-	if err != nil {
-		return err
-	}
-	k, err := h.Store.FindAPIKeyByID(c.UserContext(), id)
+	k, err := h.keyFromPath(c)
 	if err != nil {
 		return err
 	}
