@@ -11,8 +11,6 @@ import (
 	"petstore/db/dbtest"
 )
 
-var banT0 = time.Date(2030, 7, 8, 9, 0, 0, 0, time.UTC)
-
 func mustBan(t *testing.T, ctx context.Context, s *db.Store, subject string, start, until time.Time) {
 	t.Helper()
 	if err := s.CreateBan(ctx, subject, start, until); err != nil {
@@ -50,46 +48,47 @@ func wantBanCount(t *testing.T, ctx context.Context, s *db.Store, subject string
 func TestActiveBan(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
+		t0 := dbtest.Present(t)
 		t.Run("OK", func(t *testing.T) {
 			s := open(t)
-			until := banT0.Add(15 * time.Minute)
-			mustBan(t, ctx, s, "key:1", banT0, until)
-			wantBan(t, ctx, s, "key:1", banT0, until)
+			until := t0.Add(15 * time.Minute)
+			mustBan(t, ctx, s, "key:1", t0, until)
+			wantBan(t, ctx, s, "key:1", t0, until)
 			wantBan(t, ctx, s, "key:1", until.Add(-time.Second), until)
 			// The ban ends at until: not active then or later.
 			wantBan(t, ctx, s, "key:1", until, time.Time{})
 			wantBan(t, ctx, s, "key:1", until.Add(time.Hour), time.Time{})
 			// Other subjects are not affected.
-			wantBan(t, ctx, s, "key:2", banT0, time.Time{})
-			wantBan(t, ctx, s, "ip:10.0.0.1", banT0, time.Time{})
+			wantBan(t, ctx, s, "key:2", t0, time.Time{})
+			wantBan(t, ctx, s, "ip:10.0.0.1", t0, time.Time{})
 		})
 		t.Run("OKLongestWins", func(t *testing.T) {
 			s := open(t)
-			mustBan(t, ctx, s, "key:1", banT0, banT0.Add(30*time.Minute))
-			mustBan(t, ctx, s, "key:1", banT0.Add(time.Minute), banT0.Add(15*time.Minute))
-			wantBan(t, ctx, s, "key:1", banT0.Add(2*time.Minute), banT0.Add(30*time.Minute))
+			mustBan(t, ctx, s, "key:1", t0, t0.Add(30*time.Minute))
+			mustBan(t, ctx, s, "key:1", t0.Add(time.Minute), t0.Add(15*time.Minute))
+			wantBan(t, ctx, s, "key:1", t0.Add(2*time.Minute), t0.Add(30*time.Minute))
 		})
 		t.Run("OKExpiredIsNotActive", func(t *testing.T) {
 			s := open(t)
-			mustBan(t, ctx, s, "key:1", banT0.Add(-time.Hour), banT0.Add(-45*time.Minute))
-			wantBan(t, ctx, s, "key:1", banT0, time.Time{})
+			mustBan(t, ctx, s, "key:1", t0.Add(-time.Hour), t0.Add(-45*time.Minute))
+			wantBan(t, ctx, s, "key:1", t0, time.Time{})
 		})
 		t.Run("OKActiveBans", func(t *testing.T) {
 			s := open(t)
-			pinClock(s, banT0)
-			mustBan(t, ctx, s, "key:1", banT0, banT0.Add(15*time.Minute))
-			mustBan(t, ctx, s, "key:1", banT0, banT0.Add(time.Hour))
-			mustBan(t, ctx, s, "ip:10.0.0.1", banT0, banT0.Add(30*time.Minute))
-			mustBan(t, ctx, s, "key:2", banT0.Add(-time.Hour), banT0.Add(-time.Minute))
-			mustBan(t, ctx, s, "key:3", banT0, banT0.Add(time.Hour))
-			if err := s.LiftBan(ctx, "key:3", banT0); err != nil {
+			pinClock(t, s, t0)
+			mustBan(t, ctx, s, "key:1", t0, t0.Add(15*time.Minute))
+			mustBan(t, ctx, s, "key:1", t0, t0.Add(time.Hour))
+			mustBan(t, ctx, s, "ip:10.0.0.1", t0, t0.Add(30*time.Minute))
+			mustBan(t, ctx, s, "key:2", t0.Add(-time.Hour), t0.Add(-time.Minute))
+			mustBan(t, ctx, s, "key:3", t0, t0.Add(time.Hour))
+			if err := s.LiftBan(ctx, "key:3", t0); err != nil {
 				t.Fatal(err)
 			}
 			got, err := s.ActiveBans(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := map[string]time.Time{"key:1": banT0.Add(time.Hour), "ip:10.0.0.1": banT0.Add(30 * time.Minute)}
+			want := map[string]time.Time{"key:1": t0.Add(time.Hour), "ip:10.0.0.1": t0.Add(30 * time.Minute)}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Fatalf("active bans (-want +got):\n%s", diff)
 			}
@@ -100,39 +99,40 @@ func TestActiveBan(t *testing.T) {
 func TestLiftBan(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
+		t0 := dbtest.Present(t)
 		t.Run("OK", func(t *testing.T) {
 			s := open(t)
-			until := banT0.Add(15 * time.Minute)
-			mustBan(t, ctx, s, "key:1", banT0, until)
-			mustBan(t, ctx, s, "key:2", banT0, until)
-			if err := s.LiftBan(ctx, "key:1", banT0.Add(time.Minute)); err != nil {
+			until := t0.Add(15 * time.Minute)
+			mustBan(t, ctx, s, "key:1", t0, until)
+			mustBan(t, ctx, s, "key:2", t0, until)
+			if err := s.LiftBan(ctx, "key:1", t0.Add(time.Minute)); err != nil {
 				t.Fatal(err)
 			}
-			wantBan(t, ctx, s, "key:1", banT0.Add(2*time.Minute), time.Time{})
-			wantBan(t, ctx, s, "key:2", banT0.Add(2*time.Minute), until)
+			wantBan(t, ctx, s, "key:1", t0.Add(2*time.Minute), time.Time{})
+			wantBan(t, ctx, s, "key:2", t0.Add(2*time.Minute), until)
 			// A lifted ban does not count toward later doubling.
-			wantBanCount(t, ctx, s, "key:1", banT0.Add(-24*time.Hour), 0)
-			wantBanCount(t, ctx, s, "key:2", banT0.Add(-24*time.Hour), 1)
+			wantBanCount(t, ctx, s, "key:1", t0.Add(-24*time.Hour), 0)
+			wantBanCount(t, ctx, s, "key:2", t0.Add(-24*time.Hour), 1)
 		})
 		t.Run("OKExpiredBansStayCounted", func(t *testing.T) {
 			s := open(t)
-			mustBan(t, ctx, s, "key:1", banT0.Add(-2*time.Hour), banT0.Add(-105*time.Minute))
-			mustBan(t, ctx, s, "key:1", banT0, banT0.Add(30*time.Minute))
-			if err := s.LiftBan(ctx, "key:1", banT0.Add(time.Minute)); err != nil {
+			mustBan(t, ctx, s, "key:1", t0.Add(-2*time.Hour), t0.Add(-105*time.Minute))
+			mustBan(t, ctx, s, "key:1", t0, t0.Add(30*time.Minute))
+			if err := s.LiftBan(ctx, "key:1", t0.Add(time.Minute)); err != nil {
 				t.Fatal(err)
 			}
 			// Only the ban in force was lifted; the earlier one served its time.
-			wantBanCount(t, ctx, s, "key:1", banT0.Add(-24*time.Hour), 1)
-			wantBan(t, ctx, s, "key:1", banT0.Add(2*time.Minute), time.Time{})
+			wantBanCount(t, ctx, s, "key:1", t0.Add(-24*time.Hour), 1)
+			wantBan(t, ctx, s, "key:1", t0.Add(2*time.Minute), time.Time{})
 		})
 		t.Run("OKNothingToLift", func(t *testing.T) {
 			s := open(t)
-			if err := s.LiftBan(ctx, "key:9", banT0); err != nil {
+			if err := s.LiftBan(ctx, "key:9", t0); err != nil {
 				t.Fatalf("lift without a ban: %v", err)
 			}
 			// A ban started after the lift is in force.
-			mustBan(t, ctx, s, "key:9", banT0.Add(time.Minute), banT0.Add(16*time.Minute))
-			wantBan(t, ctx, s, "key:9", banT0.Add(2*time.Minute), banT0.Add(16*time.Minute))
+			mustBan(t, ctx, s, "key:9", t0.Add(time.Minute), t0.Add(16*time.Minute))
+			wantBan(t, ctx, s, "key:9", t0.Add(2*time.Minute), t0.Add(16*time.Minute))
 		})
 	})
 }
@@ -140,27 +140,28 @@ func TestLiftBan(t *testing.T) {
 func TestCountBans(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
+		t0 := dbtest.Present(t)
 		s := open(t)
 		for _, ago := range []time.Duration{25 * time.Hour, 23 * time.Hour, 5 * time.Hour, time.Hour} {
-			start := banT0.Add(-ago)
+			start := t0.Add(-ago)
 			mustBan(t, ctx, s, "key:1", start, start.Add(15*time.Minute))
 		}
-		mustBan(t, ctx, s, "key:2", banT0.Add(-time.Hour), banT0.Add(-45*time.Minute))
+		mustBan(t, ctx, s, "key:2", t0.Add(-time.Hour), t0.Add(-45*time.Minute))
 		for name, tc := range map[string]struct {
 			since time.Time
 			want  int
 		}{
-			"last24h": {banT0.Add(-24 * time.Hour), 3},
-			"last6h":  {banT0.Add(-6 * time.Hour), 2},
-			"last2h":  {banT0.Add(-2 * time.Hour), 1},
-			"now":     {banT0, 0},
-			"all":     {banT0.Add(-48 * time.Hour), 4},
+			"last24h": {t0.Add(-24 * time.Hour), 3},
+			"last6h":  {t0.Add(-6 * time.Hour), 2},
+			"last2h":  {t0.Add(-2 * time.Hour), 1},
+			"now":     {t0, 0},
+			"all":     {t0.Add(-48 * time.Hour), 4},
 		} {
 			t.Run("OK/"+name, func(t *testing.T) {
 				wantBanCount(t, ctx, s, "key:1", tc.since, tc.want)
 			})
 		}
-		wantBanCount(t, ctx, s, "key:2", banT0.Add(-24*time.Hour), 1)
-		wantBanCount(t, ctx, s, "key:3", banT0.Add(-24*time.Hour), 0)
+		wantBanCount(t, ctx, s, "key:2", t0.Add(-24*time.Hour), 1)
+		wantBanCount(t, ctx, s, "key:3", t0.Add(-24*time.Hour), 0)
 	})
 }

@@ -48,7 +48,10 @@ type Store struct {
 	db      *sqlx.DB
 	dialect string
 
-	// Now is the clock; tests pin it.
+	// Now is the clock Open was given: the one cmd hands to every part, in
+	// UTC and truncated to the microsecond (PostgreSQL keeps no finer, so a
+	// finer clock would return a key's createdAt that differs from every
+	// later read). Tests pin it relative to the real present.
 	Now func() time.Time
 
 	// writeMu serialises write transactions on SQLite, which has a single
@@ -108,8 +111,13 @@ func sqliteDSN(path string) string {
 		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate&_time_format=sqlite"
 }
 
-// Open connects to the database named by a DATABASE_URL value and checks it answers.
-func Open(ctx context.Context, rawURL string) (*Store, error) {
+// Open connects to the database named by a DATABASE_URL value and checks it
+// answers. now is the clock every timestamp the store writes or compares
+// comes from: the one cmd makes (tests pin it), never a clock of its own.
+func Open(ctx context.Context, rawURL string, now func() time.Time) (*Store, error) {
+	if now == nil {
+		return nil, errors.New("open database: no clock given")
+	}
 	dialect, dsn, err := ParseURL(rawURL)
 	if err != nil {
 		return nil, err
@@ -134,9 +142,7 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		x.SetMaxIdleConns(32)
 		x.SetConnMaxIdleTime(5 * time.Minute)
 	}
-	// PostgreSQL keeps microseconds: a clock any finer would return values
-	// (a key's createdAt) that differ from what every later read shows.
-	s := &Store{db: x, dialect: dialect, Now: func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }}
+	s := &Store{db: x, dialect: dialect, Now: now}
 	if err := s.Ping(ctx); err != nil {
 		x.Close()
 		return nil, err

@@ -5,15 +5,12 @@ import (
 	"encoding/json"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"petstore/db"
 	"petstore/db/dbtest"
 )
-
-var eventsT0 = time.Date(2030, 9, 10, 11, 12, 13, 0, time.UTC)
 
 // ev is an expected event: its type and the resource its data must equal.
 type ev struct {
@@ -46,8 +43,8 @@ func wantEvents(t *testing.T, ctx context.Context, s *db.Store, after int64, wan
 			t.Fatalf("event %d data %q: %v", e.ID, e.Data, err)
 		}
 		got = append(got, ev{e.Type, data})
-		if !e.CreatedAt.Equal(eventsT0) {
-			t.Errorf("event %d createdAt: got %v, want %v", e.ID, e.CreatedAt, eventsT0)
+		if now := s.Now(); !e.CreatedAt.Equal(now) {
+			t.Errorf("event %d createdAt: got %v, want %v", e.ID, e.CreatedAt, now)
 		}
 	}
 	for _, w := range want {
@@ -64,12 +61,13 @@ func wantEvents(t *testing.T, ctx context.Context, s *db.Store, after int64, wan
 	}
 }
 
-// eventStore opens a store with a pinned clock, a category and a pet of stock 3.
+// eventStore opens a store with a pinned clock (every event is written at
+// its time), a category and a pet of stock 3.
 func eventStore(t *testing.T, open dbtest.Open) (*db.Store, *db.Pet) {
 	t.Helper()
 	ctx := context.Background()
 	s := open(t)
-	pinClock(s, eventsT0)
+	pinClock(t, s, dbtest.Present(t))
 	c := MustCreateCategory(t, ctx, s, "Dogs")
 	return s, MustCreatePet(t, ctx, s, c.ID, "Rex", 3)
 }
@@ -113,7 +111,8 @@ func TestEvents(t *testing.T) {
 		t.Run("OKOrderCreated", func(t *testing.T) {
 			s, p := eventStore(t, open)
 			before := lastEvent(t, ctx, s)
-			o, err := s.PlaceOrder(ctx, db.Owner{ShopperID: "b"}, db.NewOrder{PetID: &p.ID, Quantity: ptr(int64(2)), ShipDate: ptr("2030-10-01T08:00:00Z")})
+			_, ship := shipDate(t)
+			o, err := s.PlaceOrder(ctx, db.Owner{ShopperID: "b"}, db.NewOrder{PetID: &p.ID, Quantity: ptr(int64(2)), ShipDate: &ship})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +144,8 @@ func TestEvents(t *testing.T) {
 			s, p := eventStore(t, open)
 			o := mustOrder(t, ctx, s, db.Owner{}, p.ID, 1)
 			before := lastEvent(t, ctx, s)
-			if _, err := s.UpdateOrder(ctx, o.ID, db.OrderUpdate{ShipDate: ptr("2030-10-01T08:00:00Z")}); err != nil {
+			_, ship := shipDate(t)
+			if _, err := s.UpdateOrder(ctx, o.ID, db.OrderUpdate{ShipDate: &ship}); err != nil {
 				t.Fatal(err)
 			}
 			shown, _ := s.FindOrderByID(ctx, o.ID, nil)

@@ -147,8 +147,20 @@ func mustAPIKey(tb testing.TB, ctx context.Context, s *db.Store, name string) *d
 	return k
 }
 
-// pinClock fixes the store's clock at a whole second and returns a setter.
-func pinClock(s *db.Store, t0 time.Time) func(time.Time) {
-	s.Now = func() time.Time { return t0 }
-	return func(t time.Time) { s.Now = func() time.Time { return t } }
+// pinClock hands the store a test clock standing at t0 and returns it, for
+// the test to move.
+func pinClock(tb testing.TB, s *db.Store, t0 time.Time) *dbtest.Clock {
+	tb.Helper()
+	c := dbtest.NewClock(tb)
+	c.Set(t0)
+	s.Now = c.Now
+	return c
+}
+
+// shipDate is a ship date as a client sends it (RFC 3339, whole seconds):
+// a week after the present, so it stays in the future whatever the date.
+func shipDate(tb testing.TB) (time.Time, string) {
+	tb.Helper()
+	t := dbtest.Present(tb).Add(7 * 24 * time.Hour).Truncate(time.Second)
+	return t, t.Format(time.RFC3339)
 }

@@ -11,8 +11,6 @@ import (
 	"petstore/db/dbtest"
 )
 
-var idemT0 = time.Date(2030, 3, 4, 10, 0, 0, 0, time.UTC)
-
 // mustBegin claims a key and fails unless the caller now holds it.
 func mustBegin(t *testing.T, ctx context.Context, s *db.Store, owner, key, hash string) {
 	t.Helper()
@@ -44,20 +42,21 @@ func mustFinish(t *testing.T, ctx context.Context, s *db.Store, owner, key strin
 func TestIdempotency(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
+		t0 := dbtest.Present(t)
 		created := db.StoredResponse{Status: 201, ContentType: "application/json", Body: []byte(`{"id":7,"petId":1,"quantity":1,"complete":false}`)}
 		t.Run("OK", func(t *testing.T) {
 			s := open(t)
-			setNow := pinClock(s, idemT0)
+			clock := pinClock(t, s, t0)
 			mustBegin(t, ctx, s, "key:1", "k1", "hash-a")
 			mustFinish(t, ctx, s, "key:1", "k1", created)
-			setNow(idemT0.Add(time.Hour))
+			clock.Set(t0.Add(time.Hour))
 			wantReplay(t, ctx, s, "key:1", "k1", "hash-a", created)
 			// Replaying does not consume the key.
 			wantReplay(t, ctx, s, "key:1", "k1", "hash-a", created)
 		})
 		t.Run("OKErrorResponseIsReplayed", func(t *testing.T) {
 			s := open(t)
-			pinClock(s, idemT0)
+			pinClock(t, s, t0)
 			conflict := db.StoredResponse{Status: 409, ContentType: "application/json", Body: []byte(`{"code":"insufficient_stock"}`)}
 			mustBegin(t, ctx, s, "key:1", "k1", "hash-a")
 			mustFinish(t, ctx, s, "key:1", "k1", conflict)
@@ -65,17 +64,17 @@ func TestIdempotency(t *testing.T) {
 		})
 		t.Run("ErrIdempotencyInProgress", func(t *testing.T) {
 			s := open(t)
-			setNow := pinClock(s, idemT0)
+			clock := pinClock(t, s, t0)
 			mustBegin(t, ctx, s, "key:1", "k1", "hash-a")
 			_, err := s.BeginIdempotent(ctx, "key:1", "k1", "hash-a")
 			wantCode(t, err, db.EIdempotencyInProgress)
-			setNow(idemT0.Add(59 * time.Second))
+			clock.Set(t0.Add(59 * time.Second))
 			_, err = s.BeginIdempotent(ctx, "key:1", "k1", "hash-a")
 			wantCode(t, err, db.EIdempotencyInProgress)
 		})
 		t.Run("ErrIdempotencyKeyReused", func(t *testing.T) {
 			s := open(t)
-			pinClock(s, idemT0)
+			pinClock(t, s, t0)
 			mustBegin(t, ctx, s, "key:1", "k1", "hash-a")
 			_, err := s.BeginIdempotent(ctx, "key:1", "k1", "hash-b")
 			wantCode(t, err, db.EIdempotencyKeyReused)
@@ -87,7 +86,7 @@ func TestIdempotency(t *testing.T) {
 		})
 		t.Run("OKKeysArePerOwner", func(t *testing.T) {
 			s := open(t)
-			pinClock(s, idemT0)
+			pinClock(t, s, t0)
 			mustBegin(t, ctx, s, "key:1", "k1", "hash-a")
 			mustFinish(t, ctx, s, "key:1", "k1", created)
 			mustBegin(t, ctx, s, "key:2", "k1", "hash-b")
@@ -99,21 +98,21 @@ func TestIdempotency(t *testing.T) {
 		})
 		t.Run("OKExpiresAfter24h", func(t *testing.T) {
 			s := open(t)
-			setNow := pinClock(s, idemT0)
+			clock := pinClock(t, s, t0)
 			mustBegin(t, ctx, s, "key:1", "k1", "hash-a")
 			mustFinish(t, ctx, s, "key:1", "k1", created)
-			setNow(idemT0.Add(db.IdempotencyTTL - time.Second))
+			clock.Set(t0.Add(db.IdempotencyTTL - time.Second))
 			wantReplay(t, ctx, s, "key:1", "k1", "hash-a", created)
 			_, err := s.BeginIdempotent(ctx, "key:1", "k1", "hash-b")
 			wantCode(t, err, db.EIdempotencyKeyReused)
-			setNow(idemT0.Add(db.IdempotencyTTL + time.Second))
+			clock.Set(t0.Add(db.IdempotencyTTL + time.Second))
 			mustBegin(t, ctx, s, "key:1", "k1", "hash-b")
 			_, err = s.BeginIdempotent(ctx, "key:1", "k1", "hash-b")
 			wantCode(t, err, db.EIdempotencyInProgress)
 		})
 		t.Run("OKAbandonFreesTheKey", func(t *testing.T) {
 			s := open(t)
-			pinClock(s, idemT0)
+			pinClock(t, s, t0)
 			mustBegin(t, ctx, s, "key:1", "k1", "hash-a")
 			if err := s.AbandonIdempotent(ctx, "key:1", "k1"); err != nil {
 				t.Fatal(err)
@@ -128,16 +127,16 @@ func TestIdempotency(t *testing.T) {
 		})
 		t.Run("OKStaleClaimIsTakenOver", func(t *testing.T) {
 			s := open(t)
-			setNow := pinClock(s, idemT0)
+			clock := pinClock(t, s, t0)
 			mustBegin(t, ctx, s, "key:1", "k1", "hash-a")
-			setNow(idemT0.Add(61 * time.Second))
+			clock.Set(t0.Add(61 * time.Second))
 			mustBegin(t, ctx, s, "key:1", "k1", "hash-a")
 			// The new holder's claim is fresh again.
-			setNow(idemT0.Add(90 * time.Second))
+			clock.Set(t0.Add(90 * time.Second))
 			_, err := s.BeginIdempotent(ctx, "key:1", "k1", "hash-a")
 			wantCode(t, err, db.EIdempotencyInProgress)
 			// A stale claim with a different request is still a reuse.
-			setNow(idemT0.Add(5 * time.Minute))
+			clock.Set(t0.Add(5 * time.Minute))
 			_, err = s.BeginIdempotent(ctx, "key:1", "k1", "hash-b")
 			wantCode(t, err, db.EIdempotencyKeyReused)
 			mustFinish(t, ctx, s, "key:1", "k1", created)
@@ -145,7 +144,7 @@ func TestIdempotency(t *testing.T) {
 		})
 		t.Run("OKConcurrentBeginsClaimOnce", func(t *testing.T) {
 			s := open(t)
-			pinClock(s, idemT0)
+			pinClock(t, s, t0)
 			var got codes
 			claimed := make(chan struct{}, 20)
 			run(20, func(int) {

@@ -242,7 +242,7 @@ func (s *Store) Authenticate(ctx context.Context, plain string) (*APIKey, error)
 		return nil, Errorf(EUnauthorized, "The API key is not valid.")
 	}
 	hash := HashKey(plain)
-	now := time.Now()
+	now := s.Now()
 	if k, ok := s.keys.get(hash, now); ok {
 		return k, nil
 	}

@@ -15,8 +15,6 @@ import (
 	"petstore/db/dbtest"
 )
 
-var keysT0 = time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
-
 func newKey(name, role, plan string, limits ...int64) db.NewAPIKey {
 	k := db.NewAPIKey{Name: &name, Role: &role, Plan: &plan}
 	if len(limits) == 2 {
@@ -39,7 +37,8 @@ func TestCreateAPIKey(t *testing.T) {
 		ctx := context.Background()
 		t.Run("OK", func(t *testing.T) {
 			s := open(t)
-			pinClock(s, keysT0)
+			keysT0 := dbtest.Present(t)
+			pinClock(t, s, keysT0)
 			k, plain := mustCreateKey(t, ctx, s, newKey(" ci bot ", db.RoleCustomer, db.PlanFree))
 			if !strings.HasPrefix(plain, "psk_") || len(plain) < 4+43 {
 				t.Fatalf("plain key %q: want psk_ and 32 random bytes encoded", plain)
@@ -287,7 +286,8 @@ func TestFindAPIKeys(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
 		s := open(t)
-		setNow := pinClock(s, keysT0)
+		keysT0 := dbtest.Present(t)
+		clock := pinClock(t, s, keysT0)
 		var ids []int64
 		for i := range 5 {
 			k, _ := mustCreateKey(t, ctx, s, newKey(fmt.Sprintf("k%d", i), db.RoleCustomer, db.PlanFree))
@@ -353,7 +353,7 @@ func TestFindAPIKeys(t *testing.T) {
 			if err != nil || up.BannedUntil == nil || !up.BannedUntil.Equal(until) {
 				t.Fatalf("update: bannedUntil got %v (%v), want %v", up.BannedUntil, err, until)
 			}
-			setNow(until)
+			clock.Set(until)
 			one, _ = s.FindAPIKeyByID(ctx, ids[2])
 			if one.BannedUntil != nil {
 				t.Fatalf("after the ban ended: bannedUntil got %v, want none", one.BannedUntil)

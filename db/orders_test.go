@@ -193,8 +193,10 @@ func TestUpdateOrder(t *testing.T) {
 		}
 		t.Run("OK", func(t *testing.T) {
 			s, p, o := setup(t)
-			ship := time.Date(2030, 5, 6, 7, 8, 9, 0, time.UTC)
-			got, err := s.UpdateOrder(ctx, o.ID, db.OrderUpdate{ShipDate: ptr("2030-05-06T09:08:09+02:00")})
+			// Sent with an offset, kept as the same instant.
+			ship, _ := shipDate(t)
+			sent := ship.In(time.FixedZone("", 2*60*60)).Format(time.RFC3339)
+			got, err := s.UpdateOrder(ctx, o.ID, db.OrderUpdate{ShipDate: &sent})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -265,6 +267,7 @@ func TestPlaceOrderValidation(t *testing.T) {
 		c := MustCreateCategory(t, ctx, s, "Dogs")
 		p := MustCreatePet(t, ctx, s, c.ID, "Rex", 2000)
 		one := ptr(int64(1))
+		ship, sent := shipDate(t)
 		for name, tc := range map[string]struct {
 			in    db.NewOrder
 			field string
@@ -275,7 +278,7 @@ func TestPlaceOrderValidation(t *testing.T) {
 			"petIDMissing":    {db.NewOrder{Quantity: one}, "petId"},
 			"petIDZero":       {db.NewOrder{PetID: ptr(int64(0)), Quantity: one}, "petId"},
 			"petUnknown":      {db.NewOrder{PetID: ptr(int64(4242)), Quantity: one}, "petId"},
-			"shipDateBad":     {db.NewOrder{PetID: &p.ID, Quantity: one, ShipDate: ptr("2030-01-01")}, "shipDate"},
+			"shipDateBad":     {db.NewOrder{PetID: &p.ID, Quantity: one, ShipDate: ptr(ship.Format(time.DateOnly))}, "shipDate"},
 			"completeTrue":    {db.NewOrder{PetID: &p.ID, Quantity: one, Complete: ptr(true)}, "complete"},
 			"idGiven":         {db.NewOrder{PetID: &p.ID, Quantity: one, ID: ptr(int64(7))}, "id"},
 		} {
@@ -290,11 +293,10 @@ func TestPlaceOrderValidation(t *testing.T) {
 		}
 		t.Run("OK", func(t *testing.T) {
 			o, err := s.PlaceOrder(ctx, db.Owner{}, db.NewOrder{PetID: &p.ID, Quantity: ptr(int64(1000)),
-				Complete: ptr(false), ShipDate: ptr("2030-01-02T03:04:05Z")})
+				Complete: ptr(false), ShipDate: &sent})
 			if err != nil {
 				t.Fatal(err)
 			}
-			ship := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 			if o.Quantity != 1000 || o.ShipDate == nil || !o.ShipDate.Equal(ship) {
 				t.Fatalf("order = %+v, want 1000 shipping %v", o, ship)
 			}

@@ -52,13 +52,6 @@ var dummyHash = sync.OnceValue(func() []byte {
 	return h
 })
 
-func (h *Handler) now() time.Time {
-	if h.Now != nil {
-		return h.Now()
-	}
-	return time.Now().UTC()
-}
-
 // consoleSession is the request's console session.
 func (h *Handler) consoleSession(c *fiber.Ctx) (*sessions.Session, error) {
 	return h.Sessions.Get(c, consoleSessionName)
@@ -74,7 +67,7 @@ func (h *Handler) requireStaff(c *fiber.Ctx) error {
 	}
 	id, _ := sess.Values[keyStaffID].(int64)
 	since, _ := sess.Values[keyStaffSince].(int64)
-	if id > 0 && h.now().Sub(time.Unix(since, 0)) < consoleSessionTTL {
+	if id > 0 && h.Now().Sub(time.Unix(since, 0)) < consoleSessionTTL {
 		u, err := h.Store.FindStaffUserByID(c.UserContext(), id)
 		if err == nil {
 			c.Locals(staffLocal{}, u)
@@ -125,7 +118,7 @@ func (h *Handler) consoleLoginPage(c *fiber.Ctx) error {
 		return err
 	}
 	if id, _ := sess.Values[keyStaffID].(int64); id > 0 {
-		if since, _ := sess.Values[keyStaffSince].(int64); h.now().Sub(time.Unix(since, 0)) < consoleSessionTTL {
+		if since, _ := sess.Values[keyStaffSince].(int64); h.Now().Sub(time.Unix(since, 0)) < consoleSessionTTL {
 			return c.Redirect(safeNext(c.Query("next")), fiber.StatusSeeOther)
 		}
 	}
@@ -195,7 +188,7 @@ func (h *Handler) consoleLogin(c *fiber.Ctx) error {
 		return err
 	}
 	sess.Values[keyStaffID] = u.ID
-	sess.Values[keyStaffSince] = h.now().Unix()
+	sess.Values[keyStaffSince] = h.Now().Unix()
 	// A new CSRF token for the signed-in session (web.CSRF makes one on
 	// the next request): a token seen before signing in is worth nothing.
 	delete(sess.Values, csrfSessionKey)

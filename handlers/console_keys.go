@@ -77,7 +77,7 @@ func (h *Handler) renderKeys(c *fiber.Ctx, status int, form console.KeyForm, iss
 	if err != nil {
 		return err
 	}
-	v := console.KeysView{CSRF: web.CSRFToken(c), Now: h.now(), Form: form, Issued: issued, ShowRevoked: c.Query("revoked") == "1"}
+	v := console.KeysView{CSRF: web.CSRFToken(c), Now: h.Now(), Form: form, Issued: issued, ShowRevoked: c.Query("revoked") == "1"}
 	// Revoked keys are skipped here rather than in SQL: a page may come back
 	// short, and the next link still continues after its last key.
 	keys, more, err := h.Store.FindAPIKeys(ctx, db.Page{AfterID: after, Limit: consolePageSize})
@@ -194,7 +194,7 @@ func (h *Handler) consoleRevokeKey(c *fiber.Ctx) error {
 	h.Logger.Info("API key revoked in the console", "keyId", k.ID, "staff", currentStaff(c).Username)
 	c.Set("HX-Trigger", "keys-changed")
 	return h.consoleDone(c, "/staff/keys", "Key “"+k.Name+"” is revoked.", func() error {
-		return web.Render(c, nil, console.KeyLine(console.KeyRow{Key: k, CSRF: web.CSRFToken(c), Now: h.now()}))
+		return web.Render(c, nil, console.KeyLine(console.KeyRow{Key: k, CSRF: web.CSRFToken(c), Now: h.Now()}))
 	})
 }
 
@@ -223,6 +223,6 @@ func (h *Handler) consoleLiftBan(c *fiber.Ctx) error {
 		back = "/staff/usage"
 	}
 	return h.consoleDone(c, back, "The ban of key “"+k.Name+"” is lifted.", func() error {
-		return web.Render(c, nil, console.KeyLine(console.KeyRow{Key: k, CSRF: web.CSRFToken(c), Now: h.now()}))
+		return web.Render(c, nil, console.KeyLine(console.KeyRow{Key: k, CSRF: web.CSRFToken(c), Now: h.Now()}))
 	})
 }

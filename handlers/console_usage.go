@@ -23,7 +23,7 @@ func (h *Handler) consoleUsage(c *fiber.Ctx) error {
 	if !slices.Contains(usageSorts, sort) {
 		return web.BadParam("sort", "must be one of %s", strings.Join(usageSorts, ", "))
 	}
-	v := console.UsageView{CSRF: web.CSRFToken(c), Now: h.now(), Sort: sort}
+	v := console.UsageView{CSRF: web.CSRFToken(c), Now: h.Now(), Sort: sort}
 	for page := (db.Page{Limit: db.MaxLimit}); ; {
 		keys, more, err := h.Store.FindAPIKeys(ctx, page)
 		if err != nil {

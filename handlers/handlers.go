@@ -34,7 +34,8 @@ type Handler struct {
 	Sessions *web.Sessions
 	Logger   *slog.Logger
 	Config   Config
-	// Now is the clock; tests pin it.
+	// Now is the clock, required: the one cmd makes and also hands to the
+	// store and the limiter, so a test pins all of them in one place.
 	Now func() time.Time
 	// Metrics, when set, measures requests, limits and orders.
 	Metrics *web.Metrics

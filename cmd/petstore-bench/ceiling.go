@@ -111,7 +111,7 @@ func waitFor(ctx context.Context, srv *server, path string) error {
 // workers goroutines on a store of its own, for warmup then d. It reports
 // queries per second and their latency.
 func measureRawQuery(ctx context.Context, databaseURL string, workers int, warmup, d time.Duration) (phase, error) {
-	store, err := db.Open(ctx, databaseURL)
+	store, err := db.Open(ctx, databaseURL, wallClock)
 	if err != nil {
 		return phase{}, err
 	}

@@ -112,6 +112,11 @@ func seedPets(ctx context.Context, api *apiClient, databaseURL string, n int) (i
 	return ids, stocked, nil
 }
 
+// wallClock is the clock the bench writes and reads rows by: the real
+// binary it measures runs on the system clock, so the bench uses the same
+// one (UTC, to the microsecond, as petstore's main makes it).
+func wallClock() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
 // insertPets writes n available pets of category cat with their inventory
 // rows, as CreatePet would, and gives the first stockedPets benchStock
 // units. The SQL is the subset both engines speak.
@@ -130,7 +135,7 @@ func insertPets(ctx context.Context, databaseURL string, cat int64, n int) ([]in
 		return nil, err
 	}
 	defer tx.Rollback()
-	now := time.Now().UTC().Truncate(time.Microsecond)
+	now := wallClock()
 	if _, err := tx.ExecContext(ctx, `INSERT INTO pets (name, name_key, category_id, status, created_at, updated_at)
 		WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $1)
 		SELECT 'Bench pet ' || i, 'bench pet ' || i, $2, 'available', $3, $3 FROM n`, n, cat, now); err != nil {

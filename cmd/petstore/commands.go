@@ -23,8 +23,8 @@ type storeCmd struct {
 	store *db.Store
 }
 
-func withStore(ctx context.Context, cfg *Config, fn func(*storeCmd) error) error {
-	store, err := db.Open(ctx, cfg.DatabaseURL)
+func withStore(ctx context.Context, cfg *Config, now func() time.Time, fn func(*storeCmd) error) error {
+	store, err := db.Open(ctx, cfg.DatabaseURL, now)
 	if err != nil {
 		return err
 	}

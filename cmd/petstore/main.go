@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 const usage = `Usage: petstore [command]
@@ -32,7 +33,7 @@ TRUSTED_PROXIES, LOG_LEVEL (see README.md).
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
+	if err := run(ctx, os.Args[1:], os.Getenv, systemClock, os.Stdin, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "petstore:", err)
 		var ue usageError
 		if errors.As(err, &ue) {
@@ -42,13 +43,19 @@ func main() {
 	}
 }
 
+// systemClock is the one clock the app reads domain time from, handed to
+// the store, the limiter and the handlers alike. UTC, and truncated to the
+// microsecond because PostgreSQL keeps no finer: a finer clock would
+// return timestamps (a key's createdAt) that differ from every later read.
+func systemClock() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
 // usageError is a mistake on the command line.
 type usageError string
 
 func (e usageError) Error() string { return string(e) }
 
-// run is main without the process: tests call it.
-func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+// run is main without the process: tests call it, with a clock of their own.
+func run(ctx context.Context, args []string, getenv func(string) string, now func() time.Time, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := "serve"
 	if len(args) > 0 {
 		cmd, args = args[0], args[1:]
@@ -64,15 +71,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	switch cmd {
 	case "serve":
-		return serve(ctx, cfg, logger, stdout)
+		return serve(ctx, cfg, logger, now, stdout)
 	case "migrate":
-		return withStore(ctx, cfg, func(*storeCmd) error { fmt.Fprintln(stdout, "migrations applied"); return nil })
+		return withStore(ctx, cfg, now, func(*storeCmd) error { fmt.Fprintln(stdout, "migrations applied"); return nil })
 	case "seed":
-		return withStore(ctx, cfg, func(s *storeCmd) error { return s.seed(ctx, stdout) })
+		return withStore(ctx, cfg, now, func(s *storeCmd) error { return s.seed(ctx, stdout) })
 	case "keys":
-		return withStore(ctx, cfg, func(s *storeCmd) error { return s.keys(ctx, args, stdout) })
+		return withStore(ctx, cfg, now, func(s *storeCmd) error { return s.keys(ctx, args, stdout) })
 	case "staff":
-		return withStore(ctx, cfg, func(s *storeCmd) error { return s.staff(ctx, args, stdin, stdout) })
+		return withStore(ctx, cfg, now, func(s *storeCmd) error { return s.staff(ctx, args, stdin, stdout) })
 	}
 	return usageError(fmt.Sprintf("unknown command %q\n%s", cmd, usage))
 }

@@ -16,11 +16,11 @@ import (
 
 // serve runs the server until ctx is done: migrate, seed an empty
 // database and print the first-start banner, listen, shut down gracefully.
-func serve(ctx context.Context, cfg *Config, logger *slog.Logger, stdout io.Writer) error {
+func serve(ctx context.Context, cfg *Config, logger *slog.Logger, now func() time.Time, stdout io.Writer) error {
 	if err := cfg.EnsureSessionKeys(); err != nil {
 		return fmt.Errorf("SESSION_KEYS: %w", err)
 	}
-	s, err := NewServer(ctx, cfg, logger)
+	s, err := NewServer(ctx, cfg, logger, now)
 	if err != nil {
 		return err
 	}

@@ -39,9 +39,11 @@ type Server struct {
 }
 
 // NewServer opens and migrates the database and builds the app. It does
-// not listen.
-func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger) (*Server, error) {
-	store, err := db.Open(ctx, cfg.DatabaseURL)
+// not listen. now is the one clock every part reads domain time from (the
+// store, the limiter, the handlers): main passes systemClock, in-process
+// tests a pinned one.
+func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func() time.Time) (*Server, error) {
+	store, err := db.Open(ctx, cfg.DatabaseURL, now)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +77,7 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger) (*Server, 
 		counters = shared
 	}
 	limiter := ratelimit.New(ratelimit.Config{
-		Store: counters, Bans: store, Strikes: cfg.BanStrikes, BanBase: cfg.BanDuration,
+		Store: counters, Bans: store, Strikes: cfg.BanStrikes, BanBase: cfg.BanDuration, Now: now,
 	})
 
 	s.Hub = events.NewHub(store, logger)
@@ -93,7 +95,7 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger) (*Server, 
 		Store: store, Limiter: limiter, Shared: shared, Proxies: cfg.Proxies, Logger: logger, Events: s.Hub,
 		Sessions: web.NewSessions(cfg.SessionKeys), Metrics: metrics,
 		Config: handlers.Config{Deprecated: cfg.Deprecated, Sunset: cfg.Sunset},
-		Now:    func() time.Time { return time.Now().UTC() },
+		Now:    now,
 	}
 	s.App = handlers.NewApp(h)
 	return s, nil

@@ -83,10 +83,12 @@ func Postgres(tb testing.TB) *db.Store {
 	return mustOpen(tb, PostgresURL(tb))
 }
 
+// mustOpen opens the store on a clock standing at Present; a test that
+// moves time sets Store.Now to a Clock of its own before using the store.
 func mustOpen(tb testing.TB, rawURL string) *db.Store {
 	tb.Helper()
 	ctx := context.Background()
-	s, err := db.Open(ctx, rawURL)
+	s, err := db.Open(ctx, rawURL, NewClock(tb).Now)
 	if err != nil {
 		tb.Fatalf("open store: %v", err)
 	}
