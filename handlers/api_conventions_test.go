@@ -136,13 +136,16 @@ func TestPanicIsInternal(t *testing.T) {
 func TestDeprecation(t *testing.T) {
 	a := newTestApp(t)
 	pet := a.seedPet("Rex", 1)
+	cfg := a.handler.Config
+	wantDeprecation := "@" + strconv.FormatInt(cfg.Deprecated.Unix(), 10)
+	wantSunset := cfg.Sunset.Format("Mon, 02 Jan 2006 15:04:05 GMT")
 	for _, path := range []string{"/api/pets/" + itoa(pet.ID), "/api/pets/999999"} {
 		r := a.do(req{method: "GET", path: path, key: a.customer})
-		if got := r.Header.Get("Deprecation"); got != "@1767225600" {
-			t.Errorf("%s Deprecation = %q", path, got)
+		if got := r.Header.Get("Deprecation"); got != wantDeprecation {
+			t.Errorf("%s Deprecation = %q, want %q", path, got, wantDeprecation)
 		}
-		if got := r.Header.Get("Sunset"); got != "Wed, 30 Jun 2027 00:00:00 GMT" {
-			t.Errorf("%s Sunset = %q", path, got)
+		if got := r.Header.Get("Sunset"); got != wantSunset {
+			t.Errorf("%s Sunset = %q, want %q", path, got, wantSunset)
 		}
 		id := strings.TrimPrefix(path, "/api/pets/")
 		if got := r.Header.Get("Link"); got != `</api/pets?ids=`+id+`>; rel="successor-version"` {
@@ -153,7 +156,9 @@ func TestDeprecation(t *testing.T) {
 	if r.Header.Get("Deprecation") == "" || r.Header.Get("Sunset") == "" {
 		t.Errorf("a 401 of the deprecated operation lacks its headers: %v", r.Header)
 	}
-	a.clock.Set(time.Date(2027, 6, 30, 0, 0, 0, 0, time.UTC))
+	a.clock.Set(cfg.Sunset.Add(-time.Second))
+	a.do(req{method: "GET", path: "/api/pets/" + itoa(pet.ID), key: a.customer}).want(t, 200)
+	a.clock.Set(cfg.Sunset)
 	a.do(req{method: "GET", path: "/api/pets/" + itoa(pet.ID), key: a.customer}).want(t, 410, "endpoint_sunset")
 }
 

@@ -63,7 +63,7 @@ func wantFresh(t *testing.T, r *response) {
 // both databases (SPEC §5).
 func TestIdempotencyOrders(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
-		a := newTestAppOn(t, open, withStoreClock())
+		a := newTestAppOn(t, open)
 		t0 := a.clock.Now()
 		pet := a.seedPet("Rex", 5).ID
 		one := `{"petId":` + itoa(pet) + `,"quantity":1}`
@@ -137,7 +137,7 @@ func TestIdempotencyOrders(t *testing.T) {
 // TestIdempotencyCatalog covers Idempotency-Key on POST /pets and POST
 // /categories: a replay is the stored 201, not a second resource or a 409.
 func TestIdempotencyCatalog(t *testing.T) {
-	a := newTestApp(t, withStoreClock())
+	a := newTestApp(t)
 	staff2, _ := a.issueKey("staff 2", db.RoleStaff, db.PlanEnterprise, 1000, 10000)
 
 	cat := a.post("/api/categories", a.staff, "c1", `{"name":"Dogs"}`).want(t, 201)

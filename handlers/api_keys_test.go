@@ -59,7 +59,8 @@ func (a *testApp) listedKey(t *testing.T, id float64) map[string]any {
 // listing (never the plain key), plan changes, revoking and bans.
 func TestKeysAPI(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
-		a := newTestAppOn(t, open, withStoreClock())
+		a := newTestAppOn(t, open)
+		issuedAt := a.clock.Now()
 		r := a.do(req{method: "POST", path: "/api/keys", key: a.staff, body: map[string]any{"name": " Partner ", "role": "customer", "plan": "pro"}}).want(t, 201)
 		var issued map[string]any
 		r.decode(t, &issued)
@@ -69,7 +70,7 @@ func TestKeysAPI(t *testing.T) {
 		keyPath := "/api/keys/" + itoa(int64(id))
 		t.Run("issued", func(t *testing.T) {
 			want := map[string]any{"id": id, "name": "Partner", "prefix": issued["prefix"], "role": "customer", "plan": "pro",
-				"perMinute": float64(300), "perDay": float64(10000), "createdAt": "2026-11-22T10:00:30Z", "key": plain}
+				"perMinute": float64(300), "perDay": float64(10000), "createdAt": jsonTime(issuedAt), "key": plain}
 			if diff := cmp.Diff(want, issued); diff != "" {
 				t.Errorf("201 body (-want +got):\n%s", diff)
 			}
@@ -188,8 +189,8 @@ func TestKeysAPI(t *testing.T) {
 		t.Run("revoked key stays listed", func(t *testing.T) {
 			listed := a.listedKey(t, id)
 			wantKeyFields(t, listed, "revokedAt")
-			if got := listed["revokedAt"]; got != "2026-11-22T10:00:30Z" {
-				t.Errorf("revokedAt = %v, want 2026-11-22T10:00:30Z", got)
+			if got, want := listed["revokedAt"], jsonTime(a.clock.Now()); got != want {
+				t.Errorf("revokedAt = %v, want %s", got, want)
 			}
 		})
 		t.Run("banned key shows bannedUntil", func(t *testing.T) {
@@ -200,14 +201,15 @@ func TestKeysAPI(t *testing.T) {
 			}
 			listed := a.listedKey(t, float64(k.ID))
 			wantKeyFields(t, listed, "bannedUntil")
-			if got := listed["bannedUntil"]; got != "2026-11-22T10:15:30Z" {
-				t.Errorf("bannedUntil = %v, want 2026-11-22T10:15:30Z", got)
+			until := jsonTime(now.Add(15 * time.Minute))
+			if got := listed["bannedUntil"]; got != until {
+				t.Errorf("bannedUntil = %v, want %s", got, until)
 			}
 			r := a.do(req{method: "PATCH", path: "/api/keys/" + itoa(k.ID), key: a.staff, body: map[string]any{"name": "still banned"}}).want(t, 200)
 			var patched map[string]any
 			r.decode(t, &patched)
-			if got := patched["bannedUntil"]; got != "2026-11-22T10:15:30Z" {
-				t.Errorf("PATCH answer bannedUntil = %v, want 2026-11-22T10:15:30Z", got)
+			if got := patched["bannedUntil"]; got != until {
+				t.Errorf("PATCH answer bannedUntil = %v, want %s", got, until)
 			}
 			a.do(req{method: "DELETE", path: "/api/keys/" + itoa(k.ID) + "/ban", key: a.staff}).want(t, 204)
 			if listed := a.listedKey(t, float64(k.ID)); listed["bannedUntil"] != nil {

@@ -48,29 +48,30 @@ func (a *testApp) usage(t *testing.T, id int64) map[string]any {
 // earlier ban in 24 hours doubles it, a lifted one does not.
 func TestRateLimitBans(t *testing.T) {
 	counterStores(t, func(t *testing.T, fresh func() ratelimit.Store) {
-		a := newTestApp(t, withCounters(fresh()), withStoreClock())
+		a := newTestApp(t, withCounters(fresh()))
 		key, k := a.issueKey("free", db.RoleCustomer, db.PlanFree, 0, 0)
 		keyPath := "/api/keys/" + itoa(k.ID)
+		bannedUntil := jsonTime(a.start.Add(15 * time.Minute))
 
 		a.hammer(t, key, 60, 20) // the first 429 and 19 strikes
 		a.wantBanned(t, key, "900")
 		a.wantBanned(t, key, "900")
 		t.Run("state while banned", func(t *testing.T) {
-			want := map[string]any{"plan": "free", "minute": window(60, 0, minuteReset), "day": window(1000, 940, dayReset),
-				"banned": true, "bannedUntil": "2026-11-22T10:15:30Z"}
+			want := map[string]any{"plan": "free", "minute": window(60, 0, a.minuteReset()), "day": window(1000, 940, a.dayReset()),
+				"banned": true, "bannedUntil": bannedUntil}
 			if diff := cmp.Diff(want, a.rateStatus(t, key)); diff != "" {
 				t.Errorf("GET /rate-limit while banned (-want +got):\n%s", diff)
 			}
 			u := a.usage(t, k.ID)
 			got := map[string]any{"banned": u["banned"], "bannedUntil": u["bannedUntil"], "bansLast24h": u["bansLast24h"], "limited429Today": u["limited429Today"]}
-			if diff := cmp.Diff(map[string]any{"banned": true, "bannedUntil": "2026-11-22T10:15:30Z", "bansLast24h": float64(1), "limited429Today": float64(20)}, got); diff != "" {
+			if diff := cmp.Diff(map[string]any{"banned": true, "bannedUntil": bannedUntil, "bansLast24h": float64(1), "limited429Today": float64(20)}, got); diff != "" {
 				t.Errorf("usage while banned (-want +got):\n%s", diff)
 			}
 			var keys []map[string]any
 			a.getJSON(t, a.staff, "/api/keys", &keys)
 			for _, listed := range keys {
-				if listed["id"] == float64(k.ID) && listed["bannedUntil"] != "2026-11-22T10:15:30Z" {
-					t.Errorf("listed key = %v, want bannedUntil 2026-11-22T10:15:30Z", listed)
+				if listed["id"] == float64(k.ID) && listed["bannedUntil"] != bannedUntil {
+					t.Errorf("listed key = %v, want bannedUntil %s", listed, bannedUntil)
 				}
 			}
 		})
@@ -90,7 +91,7 @@ func TestRateLimitBans(t *testing.T) {
 			t.Errorf("bansLast24h = %v, want 1 (the lifted ban does not count)", got)
 		}
 
-		a.clock.Set(time.Date(2026, 11, 22, 10, 16, 30, 0, time.UTC)) // that ban is over
+		a.clock.Set(a.start.Add(16 * time.Minute)) // that ban is over
 		a.hammer(t, key, 60, 20)
 		a.wantBanned(t, key, "1800") // an earlier ban within 24 hours doubles it
 
@@ -114,7 +115,7 @@ func TestRateLimitBans(t *testing.T) {
 func openURL(rawURL string) dbtest.Open {
 	return func(tb testing.TB) *db.Store {
 		tb.Helper()
-		s, err := db.Open(context.Background(), rawURL)
+		s, err := db.Open(context.Background(), rawURL, dbtest.NewClock(tb).Now)
 		if err != nil {
 			tb.Fatalf("open %s: %v", rawURL, err)
 		}
@@ -145,13 +146,13 @@ func TestRateLimitBanSurvivesRestart(t *testing.T) {
 			first.hammer(t, key, 60, 20)
 			first.wantBanned(t, key, "900")
 
-			second := newTestAppOn(t, openURL(url), withStoreClock())
+			second := newTestAppOn(t, openURL(url))
 			second.wantBanned(t, key, "900")
 			if got := second.rateStatus(t, key)["banned"]; got != true {
 				t.Errorf("banned on the second app = %v, want true", got)
 			}
-			if got := second.usage(t, k.ID)["bannedUntil"]; got != "2026-11-22T10:15:30Z" {
-				t.Errorf("bannedUntil on the second app = %v", got)
+			if got, want := second.usage(t, k.ID)["bannedUntil"], jsonTime(first.start.Add(15*time.Minute)); got != want {
+				t.Errorf("bannedUntil on the second app = %v, want %s", got, want)
 			}
 
 			second.do(req{method: "DELETE", path: "/api/keys/" + itoa(k.ID) + "/ban", key: second.staff}).want(t, 204)
@@ -176,7 +177,7 @@ func TestRateLimitKeyUsage(t *testing.T) {
 			return map[string]any{
 				"keyId": float64(k.ID), "plan": "free",
 				"minute":          map[string]any{"limit": float64(60), "used": float64(minuteUsed), "remaining": float64(60 - minuteUsed), "reset": float64(current.Add(time.Minute).Unix())},
-				"day":             map[string]any{"limit": float64(1000), "used": float64(dayUsed), "remaining": float64(1000 - dayUsed), "reset": float64(dayReset)},
+				"day":             map[string]any{"limit": float64(1000), "used": float64(dayUsed), "remaining": float64(1000 - dayUsed), "reset": float64(a.dayReset())},
 				"limited429Today": float64(limited), "banned": false, "bansLast24h": float64(0), "perMinute": per,
 			}
 		}
@@ -191,13 +192,13 @@ func TestRateLimitKeyUsage(t *testing.T) {
 		a.rateStatus(t, key) // not counted
 		check("after 5", want(a.clock.Now(), 5, 5, 0, map[int]int64{59: 5}))
 
-		a.clock.Set(time.Date(2026, 11, 22, 10, 1, 10, 0, time.UTC))
+		a.clock.Set(a.at(10*time.Hour + time.Minute + 10*time.Second))
 		a.hammer(t, key, 3, 0)
 		check("next minute", want(a.clock.Now(), 3, 8, 0, map[int]int64{58: 5, 59: 3}))
 		a.hammer(t, key, 57, 2)
 		check("limited", want(a.clock.Now(), 60, 65, 2, map[int]int64{58: 5, 59: 60}))
 
-		a.clock.Set(time.Date(2026, 11, 22, 11, 0, 10, 0, time.UTC)) // 10:01 is now the oldest minute
+		a.clock.Set(a.at(11*time.Hour + 10*time.Second)) // 10:01 is now the oldest minute
 		check("an hour on", want(a.clock.Now(), 0, 65, 2, map[int]int64{0: 60}))
 
 		a.run(t, []apiCase{

@@ -31,12 +31,6 @@ func withProxies(t *testing.T, list string) appOption {
 	return func(h *handlers.Handler, _ *ratelimit.Config) { h.Proxies = p }
 }
 
-// withStoreClock runs the database's clock (key createdAt, ban listings,
-// idempotency expiry) on the app's test clock.
-func withStoreClock() appOption {
-	return func(h *handlers.Handler, _ *ratelimit.Config) { h.Store.Now = h.Now }
-}
-
 var redisPrefixes atomic.Int64
 
 // counterStores runs fn once per rate-limit counter store: in process, and
@@ -76,13 +70,6 @@ func counterStores(t *testing.T, fn func(t *testing.T, fresh func() ratelimit.St
 		})
 	})
 }
-
-// The test clock starts at 10:00:30 UTC: the minute resets in 30 s at
-// 10:01:00, the day at midnight.
-var (
-	minuteReset = time.Date(2026, 11, 22, 10, 1, 0, 0, time.UTC).Unix()
-	dayReset    = time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC).Unix()
-)
 
 var rateHeaders = []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
 	"X-RateLimit-Limit-Minute", "X-RateLimit-Remaining-Minute", "X-RateLimit-Limit-Day",
@@ -148,11 +135,11 @@ func TestRateLimitWindows(t *testing.T) {
 			if r.Status >= 429 || r.Status == 403 {
 				t.Fatalf("request %d: status %d, want it let through", i, r.Status)
 			}
-			wantHeaders(t, r, freeMinute(60-i, 1000-i, 30, minuteReset, ""))
+			wantHeaders(t, r, freeMinute(60-i, 1000-i, 30, a.minuteReset(), ""))
 			if i == 30 {
 				for range 3 { // not counted
 					got := a.rateStatus(t, key)
-					want := map[string]any{"plan": "free", "minute": window(60, 30, minuteReset), "day": window(1000, 970, dayReset), "banned": false}
+					want := map[string]any{"plan": "free", "minute": window(60, 30, a.minuteReset()), "day": window(1000, 970, a.dayReset()), "banned": false}
 					if diff := cmp.Diff(want, got); diff != "" {
 						t.Fatalf("GET /rate-limit (-want +got):\n%s", diff)
 					}
@@ -160,24 +147,24 @@ func TestRateLimitWindows(t *testing.T) {
 			}
 		}
 		r := a.do(req{method: "GET", path: "/api/pets", key: key}).want(t, 429, "rate_limited")
-		wantHeaders(t, r, freeMinute(0, 940, 30, minuteReset, "30"))
+		wantHeaders(t, r, freeMinute(0, 940, 30, a.minuteReset(), "30"))
 		r = a.do(req{method: "POST", path: "/api/store/orders", key: key, body: map[string]any{"petId": 1, "quantity": 1}}).want(t, 429, "rate_limited")
-		wantHeaders(t, r, freeMinute(0, 940, 30, minuteReset, "30"))
+		wantHeaders(t, r, freeMinute(0, 940, 30, a.minuteReset(), "30"))
 
 		status := a.do(req{method: "GET", path: "/api/rate-limit", key: key}).want(t, 200)
 		var got map[string]any
 		status.decode(t, &got)
-		if diff := cmp.Diff(map[string]any{"plan": "free", "minute": window(60, 0, minuteReset), "day": window(1000, 940, dayReset), "banned": false}, got); diff != "" {
+		if diff := cmp.Diff(map[string]any{"plan": "free", "minute": window(60, 0, a.minuteReset()), "day": window(1000, 940, a.dayReset()), "banned": false}, got); diff != "" {
 			t.Errorf("GET /rate-limit while limited (-want +got):\n%s", diff)
 		}
 
-		a.clock.Set(time.Date(2026, 11, 22, 10, 0, 59, 500_000_000, time.UTC))
+		a.clock.Set(a.at(10*time.Hour + 59*time.Second + 500*time.Millisecond))
 		r = a.do(req{method: "GET", path: "/api/pets", key: key}).want(t, 429, "rate_limited")
-		wantHeaders(t, r, freeMinute(0, 940, 1, minuteReset, "1")) // 0.5 s rounds up
+		wantHeaders(t, r, freeMinute(0, 940, 1, a.minuteReset(), "1")) // 0.5 s rounds up
 
-		a.clock.Set(time.Date(2026, 11, 22, 10, 1, 0, 0, time.UTC)) // the next whole minute
+		a.clock.Set(a.at(10*time.Hour + time.Minute)) // the next whole minute
 		r = a.do(req{method: "GET", path: "/api/pets", key: key}).want(t, 200)
-		wantHeaders(t, r, freeMinute(59, 939, 60, minuteReset+60, ""))
+		wantHeaders(t, r, freeMinute(59, 939, 60, a.minuteReset()+60, ""))
 
 		var u map[string]any
 		a.getJSON(t, a.staff, "/api/keys/"+itoa(k.ID)+"/usage", &u)
@@ -193,11 +180,11 @@ func TestRateLimitDayWindow(t *testing.T) {
 	counterStores(t, func(t *testing.T, fresh func() ratelimit.Store) {
 		a := newTestApp(t, withCounters(fresh()))
 		key, _ := a.issueKey("tiny day", db.RoleCustomer, db.PlanEnterprise, 100, 3)
-		untilMidnight := dayReset - time.Date(2026, 11, 22, 10, 0, 30, 0, time.UTC).Unix()
+		untilMidnight := a.dayReset() - a.start.Unix()
 		for i := int64(1); i <= 4; i++ {
 			r := a.do(req{method: "GET", path: "/api/pets", key: key})
 			want := map[string]string{
-				"X-RateLimit-Limit": "3", "X-RateLimit-Remaining": itoa(max(0, 3-i)), "X-RateLimit-Reset": itoa(dayReset),
+				"X-RateLimit-Limit": "3", "X-RateLimit-Remaining": itoa(max(0, 3-i)), "X-RateLimit-Reset": itoa(a.dayReset()),
 				"X-RateLimit-Limit-Minute": "100", "X-RateLimit-Remaining-Minute": itoa(100 - min(i, 3)),
 				"X-RateLimit-Limit-Day": "3", "X-RateLimit-Remaining-Day": itoa(max(0, 3-i)),
 				"RateLimit-Policy": `"minute";q=100;w=60, "day";q=3;w=86400`,
@@ -213,7 +200,7 @@ func TestRateLimitDayWindow(t *testing.T) {
 		}
 		a.clock.Add(time.Hour) // a new minute does not help
 		a.do(req{method: "GET", path: "/api/pets", key: key}).want(t, 429, "rate_limited")
-		a.clock.Set(time.Unix(dayReset, 0)) // midnight UTC does
+		a.clock.Set(time.Unix(a.dayReset(), 0)) // midnight UTC does
 		a.do(req{method: "GET", path: "/api/pets", key: key}).want(t, 200)
 	})
 }
@@ -227,7 +214,7 @@ func TestRateLimitAnonymous(t *testing.T) {
 			for i := range 60 {
 				hdr := map[string]string{"X-Forwarded-For": fmt.Sprintf("198.51.100.%d", i)}
 				r := a.do(req{method: "GET", path: "/api/pets", header: hdr}).want(t, 401, "unauthorized")
-				wantHeaders(t, r, freeMinute(int64(59-i), int64(999-i), 30, minuteReset, ""))
+				wantHeaders(t, r, freeMinute(int64(59-i), int64(999-i), 30, a.minuteReset(), ""))
 			}
 			a.do(req{method: "GET", path: "/api/openapi.json", header: map[string]string{"X-Forwarded-For": "192.0.2.1"}}).want(t, 429, "rate_limited")
 			a.do(req{method: "GET", path: "/api/pets", key: "psk_guess"}).want(t, 429, "rate_limited")
@@ -243,7 +230,7 @@ func TestRateLimitAnonymous(t *testing.T) {
 			a.do(req{method: "GET", path: "/api/pets", header: client}).want(t, 429, "rate_limited")
 			a.do(req{method: "GET", path: "/api/pets", header: map[string]string{"X-Forwarded-For": "203.0.113.7, 0.0.0.0"}}).want(t, 429, "rate_limited")
 			r := a.do(req{method: "GET", path: "/api/pets", header: map[string]string{"X-Forwarded-For": "203.0.113.8"}}).want(t, 401, "unauthorized")
-			wantHeaders(t, r, freeMinute(59, 999, 30, minuteReset, ""))
+			wantHeaders(t, r, freeMinute(59, 999, 30, a.minuteReset(), ""))
 			a.do(req{method: "GET", path: "/api/openapi.json"}).want(t, 200) // the proxy itself
 		})
 	})
@@ -256,10 +243,10 @@ func TestRateLimitStatusHeaders(t *testing.T) {
 	for _, tc := range []struct{ name, key string }{{"no key", ""}, {"unknown key", "psk_nope"}} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := a.do(req{method: "GET", path: "/api/rate-limit", key: tc.key}).want(t, 401, "unauthorized")
-			wantHeaders(t, r, freeMinute(60, 1000, 30, minuteReset, ""))
+			wantHeaders(t, r, freeMinute(60, 1000, 30, a.minuteReset(), ""))
 		})
 	}
 	key, _ := a.issueKey("free", db.RoleCustomer, db.PlanFree, 0, 0)
 	r := a.do(req{method: "GET", path: "/api/rate-limit", key: key}).want(t, 200)
-	wantHeaders(t, r, freeMinute(60, 1000, 30, minuteReset, ""))
+	wantHeaders(t, r, freeMinute(60, 1000, 30, a.minuteReset(), ""))
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -49,11 +50,13 @@ func TestStoreOrdersAPI(t *testing.T) {
 		a.wantStock(t, solo, 0, "pending")
 
 		t.Run("POST answers the order", func(t *testing.T) {
+			ship := a.shipDate(9)
+			sent := ship.In(time.FixedZone("", 2*60*60)).Format(time.RFC3339) // answered in UTC
 			r := a.do(req{method: "POST", path: "/api/store/orders", key: a.customer,
-				body: map[string]any{"petId": rex, "quantity": 2, "shipDate": "2026-12-01T12:00:00+02:00"}}).want(t, 201)
+				body: map[string]any{"petId": rex, "quantity": 2, "shipDate": sent}}).want(t, 201)
 			var got map[string]any
 			r.decode(t, &got)
-			want := map[string]any{"id": got["id"], "petId": float64(rex), "quantity": float64(2), "shipDate": "2026-12-01T10:00:00Z", "complete": false}
+			want := map[string]any{"id": got["id"], "petId": float64(rex), "quantity": float64(2), "shipDate": jsonTime(ship), "complete": false}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("order (-want +got):\n%s", diff)
 			}
@@ -123,9 +126,9 @@ func TestStoreOrdersAPI(t *testing.T) {
 			{"complete again", "PATCH", p1, a.staff, map[string]any{"complete": true}, 200, "", ""},
 			{"un-complete", "PATCH", p1, a.staff, map[string]any{"complete": false}, 409, "order_complete", ""},
 			{"cancel complete", "DELETE", p1, a.customer, nil, 409, "order_complete", ""},
-			{"set shipDate", "PATCH", p2, a.staff, map[string]any{"shipDate": "2026-12-24T09:00:00Z"}, 200, "", ""},
+			{"set shipDate", "PATCH", p2, a.staff, map[string]any{"shipDate": jsonTime(a.shipDate(31))}, 200, "", ""},
 			{"empty PATCH", "PATCH", p2, a.staff, map[string]any{}, 422, "validation_failed", ""},
-			{"bad shipDate PATCH", "PATCH", p2, a.staff, map[string]any{"shipDate": "24/12/2026"}, 422, "validation_failed", "shipDate"},
+			{"bad shipDate PATCH", "PATCH", p2, a.staff, map[string]any{"shipDate": a.shipDate(31).Format("02/01/2006")}, 422, "validation_failed", "shipDate"},
 			{"PATCH unknown", "PATCH", "/api/store/orders/999999", a.staff, map[string]any{"complete": true}, 404, "not_found", ""},
 			{"owner cancels", "DELETE", p2, a.other, nil, 204, "", ""},
 			{"cancelled is gone", "GET", p2, a.staff, nil, 404, "not_found", ""},
@@ -153,10 +156,11 @@ func TestStoreOrdersAPI(t *testing.T) {
 		t.Run("completing the last open order sells the pet", func(t *testing.T) {
 			id := a.placeOrder(t, a.customer, map[string]any{"petId": solo, "quantity": 1})
 			a.wantStock(t, solo, 0, "pending")
-			r := a.do(req{method: "PATCH", path: "/api/store/orders/" + itoa(id), key: a.staff, body: map[string]any{"complete": true, "shipDate": "2026-12-02T00:00:00Z"}}).want(t, 200)
+			ship := jsonTime(a.shipDate(10))
+			r := a.do(req{method: "PATCH", path: "/api/store/orders/" + itoa(id), key: a.staff, body: map[string]any{"complete": true, "shipDate": ship}}).want(t, 200)
 			var got map[string]any
 			r.decode(t, &got)
-			want := map[string]any{"id": float64(id), "petId": float64(solo), "quantity": float64(1), "shipDate": "2026-12-02T00:00:00Z", "complete": true}
+			want := map[string]any{"id": float64(id), "petId": float64(solo), "quantity": float64(1), "shipDate": ship, "complete": true}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("completed order (-want +got):\n%s", diff)
 			}

@@ -101,7 +101,6 @@ func TestConsoleLockout(t *testing.T) {
 		h.Proxies, _ = ratelimit.ParseTrustedProxies("0.0.0.0/0, ::/0")
 	}
 	a := newTestApp(t, trustAll)
-	a.store.Now = a.clock.Now // the failures' timestamps follow the test clock
 	a.addStaff(staffName, staffPassword)
 	b := a.browser(t)
 	b.header["X-Forwarded-For"] = "192.0.2.10"

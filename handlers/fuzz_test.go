@@ -53,17 +53,15 @@ func newFuzzApp(f *testing.F) *fuzzApp {
 	hub := events.NewHub(store, logger)
 	store.OnEvent(hub.Wake)
 	f.Cleanup(hub.Close)
-	clk := &clock{now: time.Date(2026, 11, 22, 10, 0, 30, 0, time.UTC)}
+	clk := newAppClock(f)
+	store.Now = clk.Now
 	h := &handlers.Handler{
 		Store: store, Logger: logger, Events: hub, Now: clk.Now,
 		Limiter:  ratelimit.New(ratelimit.Config{Bans: store, Now: clk.Now}),
 		Sessions: web.NewSessions([][]byte{[]byte("0123456789abcdef0123456789abcdef")}),
-		Config: handlers.Config{
-			Deprecated: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
-			Sunset:     time.Date(2027, 6, 30, 0, 0, 0, 0, time.UTC),
-		},
+		Config:   deprecation(clk),
 	}
-	a := &fuzzApp{testApp: &testApp{app: handlers.NewApp(h), store: store, handler: h, clock: clk}}
+	a := &fuzzApp{testApp: &testApp{app: handlers.NewApp(h), store: store, handler: h, clock: clk, start: clk.Now()}}
 	ctx := context.Background()
 	key := func(name, role string) (string, int64) {
 		plan, lots := db.PlanEnterprise, int64(1_000_000_000)
@@ -154,14 +152,20 @@ func FuzzNewCategory(f *testing.F) {
 	fuzzBody(f, "POST", func(*fuzzApp) string { return "/api/categories" }, `{"name":"Cats","description":"Independent."}`)
 }
 
+// seedShipDate is a valid ship date for the seed inputs: a week after the
+// present, in whole seconds.
+func seedShipDate(f *testing.F) string {
+	return dbtest.Present(f).AddDate(0, 0, 7).Truncate(time.Second).Format(time.RFC3339)
+}
+
 // FuzzPlaceOrder fuzzes the Order body of POST /store/orders.
 func FuzzPlaceOrder(f *testing.F) {
-	fuzzBody(f, "POST", func(*fuzzApp) string { return "/api/store/orders" }, `{"petId":1,"quantity":1,"shipDate":"2026-12-01T10:00:00Z"}`)
+	fuzzBody(f, "POST", func(*fuzzApp) string { return "/api/store/orders" }, `{"petId":1,"quantity":1,"shipDate":"`+seedShipDate(f)+`"}`)
 }
 
 // FuzzUpdateOrder fuzzes the body of PATCH /store/orders/{orderId}.
 func FuzzUpdateOrder(f *testing.F) {
-	fuzzBody(f, "PATCH", (*fuzzApp).orderPath, `{"shipDate":"2026-12-01T10:00:00Z"}`)
+	fuzzBody(f, "PATCH", (*fuzzApp).orderPath, `{"shipDate":"`+seedShipDate(f)+`"}`)
 }
 
 // FuzzInventoryUpdate fuzzes the InventoryUpdate body of PUT /store/inventory/{petId}.

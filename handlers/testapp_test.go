@@ -42,40 +42,17 @@ func contract(t *testing.T) *openapi.Validator {
 	return validator
 }
 
-// clock is a settable time source.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
-
 // testApp is the real app on a fresh database with three keys.
 type testApp struct {
 	t        *testing.T
 	app      *fiber.App
 	store    *db.Store
 	handler  *handlers.Handler
-	clock    *clock
-	staff    string // staff key, enterprise plan with room to spare
-	customer string // customer key, enterprise plan with room to spare
-	other    string // a second customer
+	clock    *dbtest.Clock
+	start    time.Time // where clock started: 10:00:30 UTC
+	staff    string    // staff key, enterprise plan with room to spare
+	customer string    // customer key, enterprise plan with room to spare
+	other    string    // a second customer
 	custID   int64
 	// skipContract turns off OpenAPI checking for deliberately
 	// undocumented requests (a panic route).
@@ -84,7 +61,46 @@ type testApp struct {
 
 type appOption func(*handlers.Handler, *ratelimit.Config)
 
-// newTestApp builds the app on SQLite (or open) with a pinned clock.
+// newAppClock is the test apps' clock: 10:00:30 UTC on the day after the
+// present, 30 s into a minute and far from the day's end, so tests that
+// move it by minutes or hours stay on one day unless they mean to leave it.
+func newAppClock(tb testing.TB) *dbtest.Clock {
+	tb.Helper()
+	c := dbtest.NewClock(tb)
+	c.IntoNextDay(10*time.Hour + 30*time.Second)
+	return c
+}
+
+// deprecation dates GET /pets/{petId} relative to the clock, as the
+// defaults are to a present in 2026: deprecated half a year ago, sunset a
+// year from now.
+func deprecation(c *dbtest.Clock) handlers.Config {
+	now := c.Now()
+	return handlers.Config{Deprecated: now.AddDate(0, -6, 0), Sunset: now.AddDate(1, 0, 0)}
+}
+
+// at is the time d after midnight UTC on the day the app's clock started,
+// so at(10*time.Hour + 30*time.Second) is the start.
+func (a *testApp) at(d time.Duration) time.Time {
+	return dbtest.NextDay(a.start).Add(-24*time.Hour + d)
+}
+
+// minuteReset is when the clock's first minute ends (10:01:00), in Unix seconds.
+func (a *testApp) minuteReset() int64 { return a.at(10*time.Hour + time.Minute).Unix() }
+
+// dayReset is when the clock's first day ends (midnight), in Unix seconds.
+func (a *testApp) dayReset() int64 { return a.at(24 * time.Hour).Unix() }
+
+// shipDate is a ship date days after the day the clock started, at noon UTC.
+func (a *testApp) shipDate(days int) time.Time {
+	return a.at(time.Duration(days)*24*time.Hour + 12*time.Hour)
+}
+
+// jsonTime is t as the API writes timestamps (RFC 3339 in UTC).
+func jsonTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// newTestApp builds the app on SQLite (or open) with a pinned clock: the
+// store, the limiter and the handlers all read a.clock.
 func newTestApp(t *testing.T, opts ...appOption) *testApp {
 	return newTestAppOn(t, dbtest.SQLite, opts...)
 }
@@ -92,7 +108,8 @@ func newTestApp(t *testing.T, opts ...appOption) *testApp {
 func newTestAppOn(t *testing.T, open dbtest.Open, opts ...appOption) *testApp {
 	t.Helper()
 	store := open(t)
-	clk := &clock{now: time.Date(2026, 11, 22, 10, 0, 30, 0, time.UTC)}
+	clk := newAppClock(t)
+	store.Now = clk.Now
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	hub := events.NewHub(store, logger)
 	store.OnEvent(hub.Wake)
@@ -102,16 +119,13 @@ func newTestAppOn(t *testing.T, open dbtest.Open, opts ...appOption) *testApp {
 		Store: store, Logger: logger, Events: hub, Now: clk.Now,
 		Sessions: web.NewSessions([][]byte{[]byte("0123456789abcdef0123456789abcdef")}),
 		Metrics:  web.NewMetrics(store.DB().DB),
-		Config: handlers.Config{
-			Deprecated: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
-			Sunset:     time.Date(2027, 6, 30, 0, 0, 0, 0, time.UTC),
-		},
+		Config:   deprecation(clk),
 	}
 	for _, o := range opts {
 		o(h, &rlc)
 	}
 	h.Limiter = ratelimit.New(rlc)
-	a := &testApp{t: t, app: handlers.NewApp(h), store: store, handler: h, clock: clk}
+	a := &testApp{t: t, app: handlers.NewApp(h), store: store, handler: h, clock: clk, start: clk.Now()}
 	var k *db.APIKey
 	a.staff, _ = a.issueKey("staff", db.RoleStaff, db.PlanEnterprise, 100000, 1000000)
 	a.customer, k = a.issueKey("customer", db.RoleCustomer, db.PlanEnterprise, 100000, 1000000)
