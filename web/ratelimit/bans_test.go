@@ -12,7 +12,7 @@ import (
 // further request in the minute is a 429, with strikes strikes to a ban.
 type banSetup struct {
 	l     *Limiter
-	clock *fakeClock
+	clock *dayClock
 	bans  *MemoryBanStore
 	store Store
 	lim   Limits
@@ -59,20 +59,20 @@ func (s *banSetup) strikeOut(t *testing.T, subject string, strikes int) Decision
 
 func testBans(t *testing.T, newStore newStoreFunc) {
 	t.Run("BanAtNthStrike", func(t *testing.T) {
-		s := newBanSetup(t, newStore, 0, "2026-03-10T12:00:10Z") // default: 20 strikes
+		s := newBanSetup(t, newStore, 0, "12:00:10") // default: 20 strikes
 		d := s.getBanned(t, "k", DefaultStrikes)
 		want := summary{Allowed: false, Banned: true, Minute: 0, Day: 999, Binding: WindowMinute, RetryAfter: 15 * time.Minute}
 		if diff := cmp.Diff(want, summarize(d)); diff != "" {
 			t.Errorf("banning decision (-want +got):\n%s", diff)
 		}
-		if want := mustTime(t, "2026-03-10T12:15:10Z"); !d.BannedUntil.Equal(want) {
+		if want := s.clock.at(t, "12:15:10"); !d.BannedUntil.Equal(want) {
 			t.Errorf("BannedUntil = %s, want %s", d.BannedUntil, want)
 		}
 		if !d.BanStarted {
 			t.Error("BanStarted = false on the banning request")
 		}
 		// Still banned on the next request, in any window, and in Status.
-		s.clock.Set(t, "2026-03-10T12:05:00Z")
+		s.clock.SetAt(t, "12:05:00")
 		if d := checkAllow(t, s.l, "k", s.lim, summary{false, true, 1, 999, WindowMinute, 10*time.Minute + 10*time.Second}); d.BanStarted {
 			t.Error("BanStarted = true on a request during the ban")
 		}
@@ -91,26 +91,26 @@ func testBans(t *testing.T, newStore newStoreFunc) {
 	})
 
 	t.Run("Escalation", func(t *testing.T) {
-		s := newBanSetup(t, newStore, 2, "2026-03-10T00:00:00Z")
+		s := newBanSetup(t, newStore, 2, "00:00:00")
 		for i, want := range []time.Duration{15 * time.Minute, 30 * time.Minute, time.Hour, 2 * time.Hour} {
 			d := s.getBanned(t, "k", 2)
 			if d.RetryAfter != want {
 				t.Fatalf("ban %d lasts %s, want %s", i+1, d.RetryAfter, want)
 			}
 			// One second before the end: still banned.
-			s.clock.SetTime(d.BannedUntil.Add(-time.Second))
+			s.clock.Set(d.BannedUntil.Add(-time.Second))
 			checkAllow(t, s.l, "k", s.lim, summary{false, true, 1, 1000 - 1 - int64(i), WindowMinute, time.Second})
 			// At the end the ban is over; start in a fresh minute.
-			s.clock.SetTime(d.BannedUntil)
+			s.clock.Set(d.BannedUntil)
 			if d := mustStatus(t, s.l, "k", s.lim); d.Banned {
 				t.Fatalf("ban %d still in force at its end", i+1)
 			}
-			s.clock.SetTime(d.BannedUntil.Truncate(time.Minute).Add(time.Minute))
+			s.clock.Set(d.BannedUntil.Truncate(time.Minute).Add(time.Minute))
 		}
 	})
 
 	t.Run("Cap", func(t *testing.T) {
-		s := newBanSetup(t, newStore, 2, "2026-03-10T12:00:00Z")
+		s := newBanSetup(t, newStore, 2, "12:00:00")
 		now := s.clock.Now()
 		// Earlier short bans within the last 24 hours, all over by now.
 		for i := range 7 {
@@ -133,7 +133,7 @@ func testBans(t *testing.T, newStore newStoreFunc) {
 	})
 
 	t.Run("LiftedBanDoesNotCount", func(t *testing.T) {
-		s := newBanSetup(t, newStore, 2, "2026-03-10T12:00:10Z")
+		s := newBanSetup(t, newStore, 2, "12:00:10")
 		s.getBanned(t, "k", 2)
 		if err := s.l.LiftBan(context.Background(), "k"); err != nil {
 			t.Fatal(err)
@@ -156,10 +156,10 @@ func testBans(t *testing.T, newStore newStoreFunc) {
 	t.Run("StrikesAfterBanRestart", func(t *testing.T) {
 		// The day is exhausted, so the window outlives a 15-minute ban:
 		// after it, a full set of strikes is needed again.
-		s := newBanSetup(t, newStore, 3, "2026-03-10T12:00:10Z")
+		s := newBanSetup(t, newStore, 3, "12:00:10")
 		s.lim = Limits{PerMinute: 100, PerDay: 1}
 		d := s.getBanned(t, "k", 3)
-		s.clock.SetTime(d.BannedUntil)
+		s.clock.Set(d.BannedUntil)
 		for i := range 2 {
 			if d := mustAllow(t, s.l, "k", s.lim); d.Banned || d.Allowed || d.Binding != WindowDay {
 				t.Fatalf("strike %d after the ban: %+v, want a 429 on the day", i+1, summarize(d))
@@ -171,7 +171,7 @@ func testBans(t *testing.T, newStore newStoreFunc) {
 	})
 
 	t.Run("StatusAddsNoStrikes", func(t *testing.T) {
-		s := newBanSetup(t, newStore, 2, "2026-03-10T12:00:10Z")
+		s := newBanSetup(t, newStore, 2, "12:00:10")
 		mustAllow(t, s.l, "k", s.lim)
 		mustAllow(t, s.l, "k", s.lim) // first 429
 		for range 10 {
@@ -183,7 +183,7 @@ func testBans(t *testing.T, newStore newStoreFunc) {
 	t.Run("OtherInstance", func(t *testing.T) {
 		// Two limiters share the counters and bans, as two instances would
 		// share Redis and the database; each has its own ban cache.
-		s := newBanSetup(t, newStore, 2, "2026-03-10T12:00:10Z")
+		s := newBanSetup(t, newStore, 2, "12:00:10")
 		other := New(Config{Store: s.store, Bans: s.bans, Strikes: 2, BanCacheTTL: 2 * time.Second, Now: s.clock.Now})
 		mustStatus(t, other, "k", s.lim) // caches "not banned"
 		d := s.getBanned(t, "k", 2)

@@ -39,7 +39,7 @@ func allowConcurrently(t *testing.T, limiters []*Limiter, subject string, lim Li
 var exactLimits = Limits{PerMinute: 100, PerDay: 100000}
 
 func TestExactMemory(t *testing.T) {
-	clock := newClock(t, "2026-03-10T12:00:10Z")
+	clock := newClock(t, "12:00:10")
 	l := New(Config{Strikes: 1 << 30, Now: clock.Now})
 	if got := allowConcurrently(t, []*Limiter{l}, "key:1", exactLimits, 1000); got != 100 {
 		t.Errorf("allowed %d of 1000, want exactly 100", got)
@@ -50,7 +50,7 @@ func TestExactRedisTwoInstances(t *testing.T) {
 	// Two clients, two stores, two limiters: two instances sharing Redis.
 	c1, c2 := redisClient(t), redisClient(t)
 	prefix := redisPrefix(t, c1)
-	clock := newClock(t, "2026-03-10T12:00:10Z")
+	clock := newClock(t, "12:00:10")
 	bans := NewMemoryBanStore()
 	limiters := []*Limiter{
 		New(Config{Store: NewRedisStore(c1, WithKeyPrefix(prefix)), Bans: bans, Strikes: 1 << 30, Now: clock.Now}),
@@ -72,7 +72,7 @@ func TestExactBanOnce(t *testing.T) {
 	// 1000 concurrent requests against 1/min with 20 strikes: the strikes
 	// pile up far beyond 20, but the store reports the ban to one request
 	// and the others see it, so exactly one ban exists.
-	clock := newClock(t, "2026-03-10T12:00:10Z")
+	clock := newClock(t, "12:00:10")
 	bans := NewMemoryBanStore()
 	l := New(Config{Bans: bans, Now: clock.Now})
 	allowConcurrently(t, []*Limiter{l}, "key:1", Limits{PerMinute: 1, PerDay: 1000}, 1000)

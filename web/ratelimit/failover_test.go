@@ -40,7 +40,7 @@ func TestFailoverRedisUnreachable(t *testing.T) {
 	store := NewFailoverStore(NewRedisStore(client), NewMemoryStore(), slog.New(slog.NewTextHandler(&logs, nil)))
 	var counted atomic.Int64
 	store.OnFallback = func() { counted.Add(1) }
-	clock := newClock(t, "2026-03-10T12:00:42Z")
+	clock := newClock(t, "12:00:42")
 	l := New(Config{Store: store, Now: clock.Now})
 
 	lim := Limits{PerMinute: 2, PerDay: 10}

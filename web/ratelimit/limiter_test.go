@@ -2,11 +2,13 @@ package ratelimit
 
 import (
 	"context"
-	"sync"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"petstore/db/dbtest"
 )
 
 // newStoreFunc returns a fresh, empty Store for one subtest.
@@ -23,48 +25,45 @@ func TestLimiterMemory(t *testing.T) {
 	testLimiter(t, func(t *testing.T) Store { return NewMemoryStore() })
 }
 
-// fakeClock is a settable clock, safe for concurrent use.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
+// dayClock is the shared test clock, set by the time of day a test names
+// ("12:00:42") on one UTC day: the day after the present, so the date moves
+// with the real one (and with PETSTORE_TEST_CLOCK_OFFSET) while windows and
+// resets fall where the test says.
+type dayClock struct {
+	*dbtest.Clock
+	day time.Time // its midnight
 }
 
-func newClock(tb testing.TB, rfc3339 string) *fakeClock {
+// newClock returns a clock at the time of day hhmmss on a fresh test day.
+func newClock(tb testing.TB, hhmmss string) *dayClock {
 	tb.Helper()
-	return &fakeClock{now: mustTime(tb, rfc3339)}
+	c := &dayClock{Clock: dbtest.NewClock(tb)}
+	c.day = dbtest.NextDay(c.Now())
+	c.SetAt(tb, hhmmss)
+	return c
 }
 
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Set(tb testing.TB, rfc3339 string) {
+// at is the time of day hhmmss ("15:04:05", fractions allowed) on the
+// clock's day.
+func (c *dayClock) at(tb testing.TB, hhmmss string) time.Time {
 	tb.Helper()
-	c.SetTime(mustTime(tb, rfc3339))
-}
-
-func (c *fakeClock) SetTime(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-func mustTime(tb testing.TB, rfc3339 string) time.Time {
-	tb.Helper()
-	t, err := time.Parse(time.RFC3339Nano, rfc3339)
+	t, err := time.Parse("15:04:05.999999999", hhmmss)
 	if err != nil {
-		tb.Fatal(err)
+		tb.Fatalf("time of day %q: %v", hhmmss, err)
 	}
-	return t
+	h, m, sec := t.Clock()
+	return c.day.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute +
+		time.Duration(sec)*time.Second + time.Duration(t.Nanosecond()))
 }
+
+// SetAt moves the clock to the time of day hhmmss on its day.
+func (c *dayClock) SetAt(tb testing.TB, hhmmss string) {
+	tb.Helper()
+	c.Set(c.at(tb, hhmmss))
+}
+
+// unix is t in Unix seconds, as the reset headers carry it.
+func unix(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }
 
 // summary is the part of a Decision most tests compare.
 type summary struct {
@@ -107,20 +106,20 @@ func checkAllow(tb testing.TB, l *Limiter, subject string, lim Limits, want summ
 }
 
 func testWindows(t *testing.T, newStore newStoreFunc) {
-	setup := func(t *testing.T, now string) (*Limiter, *fakeClock) {
+	setup := func(t *testing.T, now string) (*Limiter, *dayClock) {
 		clock := newClock(t, now)
 		return New(Config{Store: newStore(t), Now: clock.Now}), clock
 	}
 
 	t.Run("BothWindowsCount", func(t *testing.T) {
-		l, clock := setup(t, "2026-03-10T12:00:42Z")
+		l, clock := setup(t, "12:00:42")
 		lim := Limits{PerMinute: 3, PerDay: 5}
 		checkAllow(t, l, "k", lim, summary{true, false, 2, 4, WindowMinute, 0})
 		checkAllow(t, l, "k", lim, summary{true, false, 1, 3, WindowMinute, 0})
 		checkAllow(t, l, "k", lim, summary{true, false, 0, 2, WindowMinute, 0})
 		// Rejected: uses nothing, the minute binds, wait for 12:01:00.
 		checkAllow(t, l, "k", lim, summary{false, false, 0, 2, WindowMinute, 18 * time.Second})
-		clock.Set(t, "2026-03-10T12:01:00Z")
+		clock.SetAt(t, "12:01:00")
 		checkAllow(t, l, "k", lim, summary{true, false, 2, 1, WindowDay, 0})
 		checkAllow(t, l, "k", lim, summary{true, false, 1, 0, WindowDay, 0})
 		// The day is spent: wait until 00:00 UTC.
@@ -130,33 +129,33 @@ func testWindows(t *testing.T, newStore newStoreFunc) {
 	})
 
 	t.Run("MinuteEdge", func(t *testing.T) {
-		l, clock := setup(t, "2026-03-10T12:00:00Z")
+		l, clock := setup(t, "12:00:00")
 		lim := Limits{PerMinute: 2, PerDay: 100}
 		mustAllow(t, l, "k", lim)
 		mustAllow(t, l, "k", lim)
-		clock.Set(t, "2026-03-10T12:00:59.999Z")
+		clock.SetAt(t, "12:00:59.999")
 		d := checkAllow(t, l, "k", lim, summary{false, false, 0, 98, WindowMinute, time.Second})
-		if want := mustTime(t, "2026-03-10T12:01:00Z"); !d.Minute.Reset.Equal(want) {
+		if want := clock.at(t, "12:01:00"); !d.Minute.Reset.Equal(want) {
 			t.Errorf("Minute.Reset = %s, want %s", d.Minute.Reset, want)
 		}
-		clock.Set(t, "2026-03-10T12:01:00Z")
+		clock.SetAt(t, "12:01:00")
 		d = checkAllow(t, l, "k", lim, summary{true, false, 1, 97, WindowMinute, 0})
-		if want := mustTime(t, "2026-03-10T12:02:00Z"); !d.Minute.Reset.Equal(want) {
+		if want := clock.at(t, "12:02:00"); !d.Minute.Reset.Equal(want) {
 			t.Errorf("Minute.Reset = %s, want %s", d.Minute.Reset, want)
 		}
 	})
 
 	t.Run("DayBoundary", func(t *testing.T) {
-		l, clock := setup(t, "2026-03-10T23:59:30Z")
+		l, clock := setup(t, "23:59:30")
 		lim := Limits{PerMinute: 100, PerDay: 2}
 		mustAllow(t, l, "k", lim)
 		mustAllow(t, l, "k", lim)
-		clock.Set(t, "2026-03-10T23:59:59.5Z")
+		clock.SetAt(t, "23:59:59.5")
 		d := checkAllow(t, l, "k", lim, summary{false, false, 98, 0, WindowDay, time.Second})
-		if want := mustTime(t, "2026-03-11T00:00:00Z"); !d.Day.Reset.Equal(want) {
+		if want := clock.at(t, "00:00:00").AddDate(0, 0, 1); !d.Day.Reset.Equal(want) {
 			t.Errorf("Day.Reset = %s, want %s", d.Day.Reset, want)
 		}
-		clock.Set(t, "2026-03-11T00:00:00Z")
+		clock.Set(clock.at(t, "00:00:00").AddDate(0, 0, 1))
 		checkAllow(t, l, "k", lim, summary{true, false, 99, 1, WindowDay, 0})
 	})
 
@@ -176,7 +175,7 @@ func testWindows(t *testing.T, newStore newStoreFunc) {
 			{"429BothIsDay", Limits{PerMinute: 1, PerDay: 1}, 2, summary{false, false, 0, 0, WindowDay, 43158 * time.Second}},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
-				l, _ := setup(t, "2026-03-10T12:00:42Z")
+				l, _ := setup(t, "12:00:42")
 				var d Decision
 				for range tt.requests {
 					d = mustAllow(t, l, "k", tt.lim)
@@ -189,9 +188,9 @@ func testWindows(t *testing.T, newStore newStoreFunc) {
 	})
 
 	t.Run("Headers", func(t *testing.T) {
-		l, clock := setup(t, "2026-03-10T12:00:42.3Z")
+		l, clock := setup(t, "12:00:42.3")
 		free, _ := PlanLimits(PlanFree)
-		minuteReset, dayReset := "1773144060", "1773187200" // 12:01:00Z, 2026-03-11T00:00:00Z
+		minuteReset, dayReset := unix(clock.at(t, "12:01:00")), unix(clock.at(t, "00:00:00").AddDate(0, 0, 1))
 		headers := func(d Decision) map[string]string {
 			h := map[string]string{}
 			d.Headers(func(k, v string) { h[k] = v })
@@ -227,7 +226,7 @@ func testWindows(t *testing.T, newStore newStoreFunc) {
 		}
 
 		// The day binds when it has fewer left.
-		clock.Set(t, "2026-03-10T12:00:42Z")
+		clock.SetAt(t, "12:00:42")
 		got = headers(mustAllow(t, l, "d", Limits{PerMinute: 100, PerDay: 2}))
 		want = map[string]string{
 			"X-RateLimit-Limit": "2", "X-RateLimit-Remaining": "1", "X-RateLimit-Reset": dayReset,
@@ -242,7 +241,7 @@ func testWindows(t *testing.T, newStore newStoreFunc) {
 	})
 
 	t.Run("StatusDoesNotCount", func(t *testing.T) {
-		l, _ := setup(t, "2026-03-10T12:00:42Z")
+		l, _ := setup(t, "12:00:42")
 		lim := Limits{PerMinute: 2, PerDay: 10}
 		for range 5 {
 			if diff := cmp.Diff(summary{true, false, 2, 10, WindowMinute, 0}, summarize(mustStatus(t, l, "k", lim))); diff != "" {

@@ -3,21 +3,24 @@ package ratelimit
 import (
 	"context"
 	"testing"
+	"time"
 )
 
 func TestMemorySweep(t *testing.T) {
 	s := NewMemoryStore()
 	ctx, lim := context.Background(), Limits{PerMinute: 10, PerDay: 10}
-	take := func(subject, at string) {
+	clock := newClock(t, "00:30:00")
+	take := func(subject string, at time.Time) {
 		t.Helper()
-		if _, err := s.Take(ctx, subject, lim, 20, mustTime(t, at)); err != nil {
+		if _, err := s.Take(ctx, subject, lim, 20, at); err != nil {
 			t.Fatal(err)
 		}
 	}
-	take("yesterday", "2026-03-09T22:00:00Z")    // nothing current at 00:30: dropped
-	take("last-minutes", "2026-03-09T23:59:00Z") // still in the 60-minute history
-	take("today", "2026-03-10T00:05:00Z")        // still counts against today
-	now := mustTime(t, "2026-03-10T00:30:00Z")
+	yesterday := func(hhmmss string) time.Time { return clock.at(t, hhmmss).AddDate(0, 0, -1) }
+	take("yesterday", yesterday("22:00:00"))    // nothing current at 00:30: dropped
+	take("last-minutes", yesterday("23:59:00")) // still in the 60-minute history
+	take("today", clock.at(t, "00:05:00"))      // still counts against today
+	now := clock.Now()
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()

@@ -69,7 +69,7 @@ func TestLimiterRedis(t *testing.T) {
 func TestRedisKeysExpire(t *testing.T) {
 	c := redisClient(t)
 	prefix := redisPrefix(t, c)
-	l := New(Config{Store: NewRedisStore(c, WithKeyPrefix(prefix)), Now: newClock(t, "2026-03-10T12:00:42Z").Now})
+	l := New(Config{Store: NewRedisStore(c, WithKeyPrefix(prefix)), Now: newClock(t, "12:00:42").Now})
 	lim := Limits{PerMinute: 1, PerDay: 10}
 	mustAllow(t, l, "k", lim)
 	mustAllow(t, l, "k", lim) // a 429: strikes and 429s-today keys too

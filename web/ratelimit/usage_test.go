@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,34 +11,34 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func testUsage(t *testing.T, setup func(t *testing.T, now string) (*Limiter, *fakeClock)) {
-	l, clock := setup(t, "2026-03-09T23:59:00Z")
+func testUsage(t *testing.T, setup func(t *testing.T, now string) (*Limiter, *dayClock)) {
+	l, clock := setup(t, "00:00:00")
 	lim := Limits{PerMinute: 100, PerDay: 1000}
-	request := func(at string, n int, lim Limits) {
+	request := func(at time.Time, n int, lim Limits) {
 		t.Helper()
-		clock.Set(t, at)
+		clock.Set(at)
 		for range n {
 			mustAllow(t, l, "k", lim)
 		}
 	}
-	request("2026-03-09T23:59:00Z", 5, lim) // yesterday: in neither window
-	request("2026-03-10T10:59:59Z", 4, lim) // today, before the 60 minutes
-	request("2026-03-10T11:01:05Z", 3, lim) // the oldest of the 60 minutes
-	request("2026-03-10T11:30:00Z", 2, lim)
-	request("2026-03-10T12:00:42Z", 1, lim)
-	request("2026-03-10T12:00:42Z", 2, Limits{PerMinute: 1, PerDay: 1000}) // two 429s
+	request(clock.at(t, "23:59:00").AddDate(0, 0, -1), 5, lim) // yesterday: in neither window
+	request(clock.at(t, "10:59:59"), 4, lim)                   // today, before the 60 minutes
+	request(clock.at(t, "11:01:05"), 3, lim)                   // the oldest of the 60 minutes
+	request(clock.at(t, "11:30:00"), 2, lim)
+	request(clock.at(t, "12:00:42"), 1, lim)
+	request(clock.at(t, "12:00:42"), 2, Limits{PerMinute: 1, PerDay: 1000}) // two 429s
 
 	got, err := l.Usage(context.Background(), "k", lim)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Usage{
-		Minute:          UsageWindow{Limit: 100, Used: 1, Remaining: 99, Reset: 1773144060},
-		Day:             UsageWindow{Limit: 1000, Used: 10, Remaining: 990, Reset: 1773187200},
+		Minute:          UsageWindow{Limit: 100, Used: 1, Remaining: 99, Reset: clock.at(t, "12:01:00").Unix()},
+		Day:             UsageWindow{Limit: 1000, Used: 10, Remaining: 990, Reset: clock.at(t, "00:00:00").AddDate(0, 0, 1).Unix()},
 		Limited429Today: 2,
 		PerMinute:       make([]MinuteCount, 60),
 	}
-	first := mustTime(t, "2026-03-10T11:01:00Z")
+	first := clock.at(t, "11:01:00")
 	for i := range want.PerMinute {
 		want.PerMinute[i].Minute = first.Add(time.Duration(i) * time.Minute)
 	}
@@ -57,29 +58,33 @@ func testUsage(t *testing.T, setup func(t *testing.T, now string) (*Limiter, *fa
 }
 
 func TestUsageJSON(t *testing.T) {
+	clock := newClock(t, "12:00:42")
+	minute, minuteReset := clock.at(t, "12:00:00"), clock.at(t, "12:01:00").Unix()
+	dayReset := clock.at(t, "00:00:00").AddDate(0, 0, 1).Unix()
 	u := Usage{
-		Minute:    UsageWindow{Limit: 60, Used: 1, Remaining: 59, Reset: 1773144060},
-		Day:       UsageWindow{Limit: 1000, Used: 1, Remaining: 999, Reset: 1773187200},
-		PerMinute: []MinuteCount{{Minute: mustTime(t, "2026-03-10T12:00:00Z"), Count: 1}},
+		Minute:    UsageWindow{Limit: 60, Used: 1, Remaining: 59, Reset: minuteReset},
+		Day:       UsageWindow{Limit: 1000, Used: 1, Remaining: 999, Reset: dayReset},
+		PerMinute: []MinuteCount{{Minute: minute, Count: 1}},
 	}
 	b, err := json.Marshal(u)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"minute":{"limit":60,"used":1,"remaining":59,"reset":1773144060},` +
-		`"day":{"limit":1000,"used":1,"remaining":999,"reset":1773187200},` +
-		`"limited429Today":0,"banned":false,"bansLast24h":0,` +
-		`"perMinute":[{"minute":"2026-03-10T12:00:00Z","count":1}]}`
+	want := fmt.Sprintf(`{"minute":{"limit":60,"used":1,"remaining":59,"reset":%d},`+
+		`"day":{"limit":1000,"used":1,"remaining":999,"reset":%d},`+
+		`"limited429Today":0,"banned":false,"bansLast24h":0,`+
+		`"perMinute":[{"minute":%q,"count":1}]}`, minuteReset, dayReset, minute.Format(time.RFC3339))
 	if got := string(b); got != want {
 		t.Errorf("not banned:\n got %s\nwant %s", got, want)
 	}
 
-	u.Banned, u.BannedUntil, u.BansLast24h = true, mustTime(t, "2026-03-10T12:15:42Z"), 1
+	until := clock.at(t, "12:15:42")
+	u.Banned, u.BannedUntil, u.BansLast24h = true, until, 1
 	b, err = json.Marshal(u)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := string(b); !strings.Contains(got, `"banned":true,"bannedUntil":"2026-03-10T12:15:42Z","bansLast24h":1`) {
-		t.Errorf("banned: got %s", got)
+	if got, want := string(b), fmt.Sprintf(`"banned":true,"bannedUntil":%q,"bansLast24h":1`, until.Format(time.RFC3339)); !strings.Contains(got, want) {
+		t.Errorf("banned: got %s, want it to contain %s", got, want)
 	}
 }
