@@ -16,7 +16,7 @@ import (
 func openPostgres(t *testing.T, rawURL string, migrate bool) *db.Store {
 	t.Helper()
 	ctx := context.Background()
-	s, err := db.Open(ctx, rawURL)
+	s, err := db.Open(ctx, rawURL, dbtest.NewClock(t).Now)
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"petstore/db/dbtest"
 )
 
 // operation is one row of SPEC §4 (paths relative to /api).
@@ -365,7 +367,9 @@ func TestSchemas(t *testing.T) {
 }
 
 func TestDocumentWithSunset(t *testing.T) {
-	sunset := time.Date(2028, time.January, 15, 12, 0, 0, 0, time.FixedZone("CET", 3600))
+	// Noon in Central Europe on a day to come is 11:00 UTC.
+	day := dbtest.NextDay(dbtest.Present(t)).AddDate(1, 0, 0)
+	sunset := time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, time.FixedZone("CET", 3600))
 	data, err := DocumentWithSunset(sunset)
 	if err != nil {
 		t.Fatal(err)
@@ -382,7 +386,7 @@ func TestDocumentWithSunset(t *testing.T) {
 	if err := json.Unmarshal(doc.Paths["/pets/{petId}"]["get"], &get); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := get.Sunset, "2028-01-15T11:00:00Z"; got != want {
+	if got, want := get.Sunset, day.Add(11*time.Hour).Format(time.RFC3339); got != want {
 		t.Errorf("x-sunset = %v, want %s", got, want)
 	}
 	plain, _ := Document()
@@ -435,6 +439,11 @@ func TestValidatorCheck(t *testing.T) {
 	const jsonCT = "application/json"
 	jsonH := apiHeader("application/json; charset=utf-8")
 	pet := `{"id":1,"name":"Rex","categoryId":2,"status":"available"}`
+	// Header and body dates as the app writes them, around the present.
+	now := dbtest.Present(t).Truncate(time.Second)
+	deprecation := "@" + strconv.FormatInt(now.AddDate(0, -6, 0).Unix(), 10)
+	sunset := now.AddDate(1, 0, 0).Format(http.TimeFormat)
+	shipDate := now.AddDate(0, 0, 7).Format(time.RFC3339)
 	errBody := func(code string, status int) string {
 		return `{"code":"` + code + `","message":"m","status":` + strconv.Itoa(status) + `}`
 	}
@@ -448,7 +457,7 @@ func TestValidatorCheck(t *testing.T) {
 		respBody     string
 		wantErr      bool
 	}{
-		{name: "OKPet", method: "GET", path: "/api/pets/1", status: 200, header: with(jsonH, "Deprecation", "@1767225600", "Sunset", "Wed, 30 Jun 2027 00:00:00 GMT"), respBody: pet},
+		{name: "OKPet", method: "GET", path: "/api/pets/1", status: 200, header: with(jsonH, "Deprecation", deprecation, "Sunset", sunset), respBody: pet},
 		{name: "ErrPetWithoutName", method: "GET", path: "/api/pets/1", status: 200, header: jsonH, respBody: `{"id":1,"categoryId":2,"status":"available"}`, wantErr: true},
 		{name: "ErrPetBadStatus", method: "GET", path: "/api/pets/1", status: 200, header: jsonH, respBody: `{"id":1,"name":"Rex","categoryId":2,"status":"lost"}`, wantErr: true},
 		{name: "ErrUndocumentedStatus", method: "GET", path: "/api/pets/1", status: 418, header: jsonH, respBody: errBody("bad_request", 418), wantErr: true},
@@ -463,7 +472,7 @@ func TestValidatorCheck(t *testing.T) {
 		{name: "ErrBadPathIdAccepted", method: "GET", path: "/api/pets/0", status: 200, header: jsonH, respBody: pet, wantErr: true},
 		{name: "OKBadPathId400", method: "GET", path: "/api/pets/abc", status: 400, header: jsonH, respBody: errBody("bad_request", 400)},
 		{name: "OKCreateOrder", method: "POST", path: "/api/store/orders", reqCT: jsonCT, reqBody: `{"petId":1,"quantity":2}`, status: 201, header: with(jsonH, "Location", "/api/store/orders/5"), respBody: `{"id":5,"petId":1,"quantity":2,"complete":false}`},
-		{name: "OKReplayedOrder", method: "POST", path: "/api/store/orders", reqCT: jsonCT, reqBody: `{"petId":1,"quantity":2}`, status: 201, header: with(jsonH, "Location", "/api/store/orders/5", "Idempotent-Replayed", "true"), respBody: `{"id":5,"petId":1,"quantity":2,"complete":false,"shipDate":"2026-12-01T10:00:00Z"}`},
+		{name: "OKReplayedOrder", method: "POST", path: "/api/store/orders", reqCT: jsonCT, reqBody: `{"petId":1,"quantity":2}`, status: 201, header: with(jsonH, "Location", "/api/store/orders/5", "Idempotent-Replayed", "true"), respBody: `{"id":5,"petId":1,"quantity":2,"complete":false,"shipDate":"` + shipDate + `"}`},
 		{name: "OKInvalidOrder422", method: "POST", path: "/api/store/orders", reqCT: jsonCT, reqBody: `{"petId":1,"quantity":0}`, status: 422, header: jsonH, respBody: `{"code":"validation_failed","message":"m","status":422,"details":[{"field":"quantity","message":"must be 1 to 1000"}],"requestId":"req-1"}`},
 		{name: "ErrInvalidOrderAccepted", method: "POST", path: "/api/store/orders", reqCT: jsonCT, reqBody: `{"petId":1,"quantity":0}`, status: 201, header: jsonH, respBody: `{"id":5,"petId":1,"quantity":0,"complete":false}`, wantErr: true},
 		{name: "ErrUnknownFieldAccepted", method: "POST", path: "/api/pets", reqCT: jsonCT, reqBody: `{"name":"Rex","categoryId":1,"colour":"brown"}`, status: 201, header: jsonH, respBody: pet, wantErr: true},
