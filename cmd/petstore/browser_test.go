@@ -31,6 +31,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"petstore/db"
+	"petstore/db/dbtest"
 )
 
 // ChromiumEnv names the variable that points the tests at another browser.
@@ -50,13 +51,15 @@ type testServer struct {
 	// Config is what it runs with; Config.SessionKeys can mint session
 	// cookies (web.NewSessions) to log a browser in without the form.
 	Config *Config
-	logs   *lockedBuffer
+	// Clock is the server's clock, pinned: the test moves it.
+	Clock *dbtest.Clock
+	logs  *lockedBuffer
 }
 
 // startServer runs the real app (NewServer, as `petstore serve` does) on
 // a fresh SQLite file in t.TempDir(), seeded with the demo catalog
-// (Store.SeedDemo) and with generated SESSION_KEYS, listening on
-// 127.0.0.1:0. It shuts down when the test ends (ShutdownWithTimeout);
+// (Store.SeedDemo), with generated SESSION_KEYS and a pinned clock,
+// listening on 127.0.0.1:0. It shuts down when the test ends (ShutdownWithTimeout);
 // the server's log is printed when the test failed.
 func startServer(t *testing.T) *testServer {
 	t.Helper()
@@ -75,7 +78,8 @@ func startServer(t *testing.T) *testServer {
 	logs := &lockedBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx := context.Background()
-	srv, err := NewServer(ctx, cfg, logger)
+	clock := dbtest.NewClock(t)
+	srv, err := NewServer(ctx, cfg, logger, clock.Now)
 	if err != nil {
 		t.Fatalf("NewServer: %v", err)
 	}
@@ -90,7 +94,7 @@ func startServer(t *testing.T) *testServer {
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.App.Listener(ln) }()
-	ts := &testServer{URL: "http://" + ln.Addr().String(), Server: srv, Store: srv.Store, Config: cfg, logs: logs}
+	ts := &testServer{URL: "http://" + ln.Addr().String(), Server: srv, Store: srv.Store, Config: cfg, Clock: clock, logs: logs}
 	t.Cleanup(func() {
 		srv.Hub.Close() // ends event streams, which would hold the shutdown up
 		if err := srv.App.ShutdownWithTimeout(5 * time.Second); err != nil {

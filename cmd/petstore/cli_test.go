@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"petstore/db/dbtest"
 )
 
 // env is a fake environment for run.
@@ -16,7 +18,7 @@ func env(vars map[string]string) func(string) string {
 func runCLI(t *testing.T, vars map[string]string, stdin string, args ...string) (string, error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	err := run(context.Background(), args, env(vars), strings.NewReader(stdin), &out, &errOut)
+	err := run(context.Background(), args, env(vars), dbtest.NewClock(t).Now, strings.NewReader(stdin), &out, &errOut)
 	return out.String(), err
 }
 

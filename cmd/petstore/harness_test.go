@@ -109,20 +109,25 @@ func (b *syncBuffer) String() string {
 
 // node is one running instance.
 type node struct {
-	name string
-	cfg  *Config
-	srv  *Server
-	base string
-	logs *syncBuffer
+	name  string
+	cfg   *Config
+	srv   *Server
+	base  string
+	logs  *syncBuffer
+	clock *dbtest.Clock // the instance's clock, pinned (shared by a pair)
 }
 
-// startNode builds an instance with NewServer, lets tune adjust it before
-// it serves, and serves it on its own loopback port until the test ends.
-func startNode(t *testing.T, name string, cfg *Config, tune func(*Server)) *node {
+// startNode builds an instance with NewServer on clock (a new pinned one
+// when nil), lets tune adjust it before it serves, and serves it on its
+// own loopback port until the test ends.
+func startNode(t *testing.T, name string, cfg *Config, clock *dbtest.Clock, tune func(*Server)) *node {
 	t.Helper()
+	if clock == nil {
+		clock = dbtest.NewClock(t)
+	}
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})).With("instance", name)
-	srv, err := NewServer(context.Background(), cfg, logger)
+	srv, err := NewServer(context.Background(), cfg, logger, clock.Now)
 	if err != nil {
 		t.Fatalf("%s: NewServer: %v", name, err)
 	}
@@ -136,7 +141,7 @@ func startNode(t *testing.T, name string, cfg *Config, tune func(*Server)) *node
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
-	n := &node{name: name, cfg: cfg, srv: srv, base: "http://" + ln.Addr().String(), logs: logs}
+	n := &node{name: name, cfg: cfg, srv: srv, base: "http://" + ln.Addr().String(), logs: logs, clock: clock}
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -157,7 +162,8 @@ func startNode(t *testing.T, name string, cfg *Config, tune func(*Server)) *node
 
 // startPair runs two instances with the same configuration: a fresh
 // PostgreSQL schema, the test Redis under a fresh key prefix, the same
-// session keys, plus env.
+// session keys and one pinned clock (as the instances of a deployment
+// share the time of day), plus env.
 func startPair(t *testing.T, env map[string]string) (a, b *node) {
 	t.Helper()
 	redisURL := requireRedis(t)
@@ -171,8 +177,9 @@ func startPair(t *testing.T, env map[string]string) (a, b *node) {
 	}
 	cfg := testConfig(t, vars)
 	cfg.RedisPrefix = redisPrefix(t, redisClient(t, redisURL))
-	a = startNode(t, "A", cfg, nil)
-	b = startNode(t, "B", cfg, nil)
+	clock := dbtest.NewClock(t)
+	a = startNode(t, "A", cfg, clock, nil)
+	b = startNode(t, "B", cfg, clock, nil)
 	return a, b
 }
 

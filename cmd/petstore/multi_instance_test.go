@@ -33,40 +33,21 @@ func TestMultiInstanceRateLimitExact(t *testing.T) {
 	// about counting alone.
 	a, b := startPair(t, map[string]string{"PETSTORE_BAN_STRIKES": "1000000"})
 	c := newClient(t)
-	var (
-		key     string
-		k       *db.APIKey
-		minute  time.Time
-		answers []answer
-	)
-	for attempt := 1; ; attempt++ {
-		// The minute window is aligned to UTC: start well inside one, and
-		// start over (with a fresh key) should the burst straddle two.
-		if left := time.Until(time.Now().Truncate(time.Minute).Add(time.Minute)); left < 10*time.Second {
-			t.Logf("waiting %s for a fresh minute", left.Round(time.Second))
-			time.Sleep(left + 100*time.Millisecond)
+	// The instances' clock is pinned: the burst counts into one minute
+	// window however long it takes.
+	key, k := issueKey(t, a.srv.Store, "limited", db.RoleCustomer, 100, 1_000_000)
+	minute := a.clock.Now().Truncate(time.Minute)
+	// One request through each instance first: both count into the same
+	// window, and neither meets the burst with cold caches and
+	// connections, which would let the other take every unit.
+	for _, n := range []*node{a, b} {
+		if ans := call(c, "GET", n.base+"/api/categories?limit=1", key, nil); ans.err != nil || ans.status != 200 {
+			t.Fatalf("warm-up on %s: %d %v", n.name, ans.status, ans.err)
 		}
-		key, k = issueKey(t, a.srv.Store, fmt.Sprintf("limited-%d", attempt), db.RoleCustomer, 100, 1_000_000)
-		minute = time.Now().UTC().Truncate(time.Minute)
-		// One request through each instance first: both count into the
-		// same window, and neither meets the burst with cold caches and
-		// connections, which would let the other take every unit.
-		for _, n := range []*node{a, b} {
-			if ans := call(c, "GET", n.base+"/api/categories?limit=1", key, nil); ans.err != nil || ans.status != 200 {
-				t.Fatalf("warm-up on %s: %d %v", n.name, ans.status, ans.err)
-			}
-		}
-		began := time.Now()
-		answers = burst(c, 1000, func(i int) string { return []*node{a, b}[i%2].base + "/api/categories?limit=1" }, key)
-		t.Logf("1000 requests in %s", time.Since(began).Round(time.Millisecond))
-		if time.Now().UTC().Truncate(time.Minute).Equal(minute) {
-			break
-		}
-		if attempt == 3 {
-			t.Fatal("three bursts in a row ran into the next minute")
-		}
-		t.Log("the burst ran into the next minute; again with a fresh key")
 	}
+	began := time.Now()
+	answers := burst(c, 1000, func(i int) string { return []*node{a, b}[i%2].base + "/api/categories?limit=1" }, key)
+	t.Logf("1000 requests in %s", time.Since(began).Round(time.Millisecond))
 
 	passed := map[string]int{}
 	statuses := map[int]int{}
@@ -183,8 +164,9 @@ func TestMultiInstanceEvents(t *testing.T) {
 		"DATABASE_URL": dbtest.PostgresURL(t), "REDIS_URL": redisURL, "SESSION_KEYS": testSessionKey,
 	})
 	cfg.RedisPrefix = redisPrefix(t, redisClient(t, redisURL))
-	a := startNode(t, "A", cfg, nil)
-	b := startNode(t, "B", cfg, func(s *Server) { s.Hub.PollInterval = time.Hour })
+	clock := dbtest.NewClock(t)
+	a := startNode(t, "A", cfg, clock, nil)
+	b := startNode(t, "B", cfg, clock, func(s *Server) { s.Hub.PollInterval = time.Hour })
 	staff, _ := issueKey(t, a.srv.Store, "staff", db.RoleStaff, 1_000_000, 10_000_000)
 	c := newClient(t)
 
@@ -254,7 +236,8 @@ func TestMultiInstanceBans(t *testing.T) {
 	key, _ := issueKey(t, a.srv.Store, "noisy", db.RoleCustomer, 5, 1_000_000)
 	c := newClient(t)
 
-	// B has seen the key unbanned (and may cache that for a moment).
+	// B has seen the key unbanned, and may trust that for a second of its
+	// clock (BanCacheTTL).
 	call(c, "GET", b.base+"/api/categories", key, nil).must(t, 200, nil)
 	banned := false
 	for i := 0; i < 40 && !banned; i++ {
@@ -273,6 +256,7 @@ func TestMultiInstanceBans(t *testing.T) {
 	if !banned {
 		t.Fatal("A never banned the key")
 	}
+	a.clock.Add(time.Second) // the pair's pinned clock: past B's ban cache
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		ans := call(c, "GET", b.base+"/api/categories", key, nil)
@@ -411,7 +395,7 @@ func TestMultiInstanceConcurrentStart(t *testing.T) {
 		dsn := dbtest.PostgresURL(t)
 		stores := make([]*db.Store, 3)
 		for i := range stores {
-			s, err := db.Open(ctx, dsn)
+			s, err := db.Open(ctx, dsn, dbtest.NewClock(t).Now)
 			if err != nil {
 				t.Fatal(err)
 			}

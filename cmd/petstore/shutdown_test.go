@@ -43,7 +43,10 @@ func freeAddr(t *testing.T) string {
 
 // TestGracefulShutdown sends SIGTERM to the real binary during a burst of
 // orders: every order a client got 201 for is in the database afterwards,
-// no client got a 5xx, and the process exits cleanly.
+// no client got a 5xx, and the process exits cleanly. The binary runs as
+// a subprocess on the real clock (main's systemClock; no test clock and no
+// PETSTORE_TEST_CLOCK_OFFSET reaches it), so the store opened here to check
+// its work uses that clock too.
 func TestGracefulShutdown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -172,7 +175,7 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatalf("only %d orders were accepted before shutdown; the burst did not run", len(accepted))
 	}
 	ctx := context.Background()
-	store, err := db.Open(ctx, dbURL)
+	store, err := db.Open(ctx, dbURL, systemClock)
 	if err != nil {
 		t.Fatal(err)
 	}
