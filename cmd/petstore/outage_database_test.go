@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -20,6 +21,7 @@ import (
 
 	"petstore/db"
 	"petstore/db/dbtest"
+	"petstore/web/openapi"
 )
 
 // These tests take the database away from a running instance in the three
@@ -86,9 +88,11 @@ type outageSite struct {
 	admin *sqlx.DB
 	proxy *tcpProxy
 	key   string
-	api   *http.Client // no cookies
-	staff *http.Client // signed in to the console
-	shop  *http.Client // a shopper with a session
+	// contract checks API answers against the OpenAPI document.
+	contract *openapi.Validator
+	api      *http.Client // no cookies
+	staff    *http.Client // signed in to the console
+	shop     *http.Client // a shopper with a session
 }
 
 func newOutageSite(t *testing.T) *outageSite {
@@ -99,9 +103,13 @@ func newOutageSite(t *testing.T) *outageSite {
 	// timeout covers a database that accepts and never answers.
 	proxied += "&connect_timeout=3"
 	cfg := testConfig(t, map[string]string{"DATABASE_URL": proxied, "SESSION_KEYS": testSessionKey})
+	var err error
 	s := &outageSite{n: startNode(t, "A", cfg, nil), name: name, admin: admin, proxy: proxy}
 	s.key, _ = issueKey(t, s.n.srv.Store, "reader", db.RoleStaff, 1_000_000, 10_000_000)
 	s.api = newClient(t)
+	if s.contract, err = openapi.NewValidator(); err != nil {
+		t.Fatal(err)
+	}
 	s.api.Timeout = 2 * maxAnswer
 	s.shop, s.staff = browserClient(t), browserClient(t)
 	hash, err := bcrypt.GenerateFromPassword([]byte("outage password"), bcrypt.MinCost)
@@ -269,16 +277,44 @@ func leaks(s string) bool {
 	return false
 }
 
+// apiCall sends one API request and checks the exchange against the
+// OpenAPI document: the 503 must be one the contract describes.
+func (s *outageSite) apiCall(t *testing.T, method, path, key string, body any) answer {
+	t.Helper()
+	a := call(s.api, method, s.n.base+path, key, body)
+	if a.err != nil {
+		return a
+	}
+	var raw []byte
+	if body != nil {
+		raw, _ = json.Marshal(body)
+	}
+	req, err := http.NewRequest(method, path, bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("X-API-Key", key)
+	}
+	if err := s.contract.Check(req, raw, a.status, a.header, a.body); err != nil {
+		t.Errorf("%s %s: %v", method, path, err)
+	}
+	return a
+}
+
 // wantAllUnavailable checks every surface while the database is gone.
 func (s *outageSite) wantAllUnavailable(t *testing.T) {
 	t.Helper()
 	began := time.Now()
-	wantAPIUnavailable(t, "GET /api/pets with a key", call(s.api, "GET", s.n.base+"/api/pets", s.key, nil))
-	wantAPIUnavailable(t, "POST /api/store/orders with a key", call(s.api, "POST", s.n.base+"/api/store/orders", s.key, map[string]any{"petId": 1, "quantity": 1}))
-	wantAPIUnavailable(t, "GET /api/categories with a key the server cannot check", call(s.api, "GET", s.n.base+"/api/categories", "psk_"+strings.Repeat("x", 43), nil))
+	wantAPIUnavailable(t, "GET /api/pets with a key", s.apiCall(t, "GET", "/api/pets", s.key, nil))
+	wantAPIUnavailable(t, "POST /api/store/orders with a key", s.apiCall(t, "POST", "/api/store/orders", s.key, map[string]any{"petId": 1, "quantity": 1}))
+	wantAPIUnavailable(t, "GET /api/categories with a key the server cannot check", s.apiCall(t, "GET", "/api/categories", "psk_"+strings.Repeat("x", 43), nil))
 	// Without a key the answer needs no database: 401, still with every
 	// header, the request counted against the client's IP.
-	anon := call(s.api, "GET", s.n.base+"/api/pets", "", nil)
+	anon := s.apiCall(t, "GET", "/api/pets", "", nil)
 	if anon.status != http.StatusUnauthorized {
 		t.Errorf("GET /api/pets without a key: %d, want 401: %s", anon.status, anon.body)
 	}
