@@ -229,7 +229,8 @@ func TestIsUnavailablePostgres(t *testing.T) {
 	})
 	t.Run("Terminated", func(t *testing.T) {
 		c, pid := pinned(t)
-		if _, err := admin.Exec(`SELECT pg_terminate_backend($1)`, pid); err != nil {
+		// The timeout makes it wait for the backend to end.
+		if _, err := admin.Exec(`SELECT pg_terminate_backend($1, 5000)`, pid); err != nil {
 			t.Fatal(err)
 		}
 		_, err := c.ExecContext(ctx, `SELECT 1`)

@@ -71,10 +71,11 @@ func ownDatabase(t *testing.T) (string, string, *sqlx.DB) {
 	return u.String(), name, admin
 }
 
-// terminate ends every backend of the database name but the caller's.
+// terminate ends every backend of the database name but the caller's and
+// waits (up to 5 s each) until they have gone.
 func terminate(t *testing.T, admin *sqlx.DB, name string) {
 	t.Helper()
-	if _, err := admin.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+	if _, err := admin.Exec(`SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity
 		WHERE datname = $1 AND pid <> pg_backend_pid()`, name); err != nil {
 		t.Fatalf("terminate backends: %v", err)
 	}
