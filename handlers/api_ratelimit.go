@@ -28,9 +28,9 @@ func (h *Handler) PrepareAnswer(c *fiber.Ctx) {
 		return
 	}
 	web.SetAPIHeaders(c)
-	if err := web.ResolveKey(c, h.Store); err != nil {
-		return
-	}
+	// A key that cannot be looked up counts against the client's IP, as in
+	// the middleware.
+	_ = web.ResolveKey(c, h.Store)
 	_ = h.rateLimiter().Count(c) // the answer is already an error; only its headers matter
 }
 

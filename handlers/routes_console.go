@@ -11,7 +11,7 @@ import (
 // protection; all but the sign-in page need a signed-in staff user.
 func (h *Handler) consoleRoutes(app *fiber.App) {
 	con := app.Group("/staff", web.SecurityHeaders, consoleNoStore, web.CSRF(h.Sessions, consoleSessionName))
-	con.Get("/login", h.consoleLoginPage)
+	con.Get("/login", h.requireDatabase, h.consoleLoginPage)
 	con.Post("/login", h.consoleLogin)
 
 	auth := h.requireStaff

@@ -29,18 +29,19 @@ func PlainKey(c *fiber.Ctx) string {
 // APIKey resolves the presented key, if any, before the limiter runs (so
 // the limiter can count by key) without refusing anything itself: a bad key
 // is refused by RequireKey after the request has been counted against the
-// client's IP.
+// client's IP. So is a key that could not be looked up (the database is
+// down): the answer, 503 unavailable, still carries the rate-limit headers.
 func APIKey(auth KeyAuthenticator) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if err := ResolveKey(c, auth); err != nil {
-			return err
-		}
+		_ = ResolveKey(c, auth) // remembered for RequireKey, RequireStaff and RejectBadKey
 		return c.Next()
 	}
 }
 
 // ResolveKey looks the presented key up and remembers the outcome for
-// CurrentKey and RequireKey. It fails only when the lookup itself fails.
+// CurrentKey and RequireKey. It returns the lookup's own failure, which it
+// also remembers: until RequireKey refuses the request with it, the request
+// counts as one without a valid key.
 func ResolveKey(c *fiber.Ctx, auth KeyAuthenticator) error {
 	plain := PlainKey(c)
 	if plain == "" {
@@ -51,6 +52,7 @@ func ResolveKey(c *fiber.Ctx, auth KeyAuthenticator) error {
 	case db.ErrorCode(err) == db.EUnauthorized:
 		c.Locals(localAuthErr, err)
 	case err != nil:
+		c.Locals(localAuthErr, err)
 		return err
 	default:
 		c.Locals(localAPIKey, k)
@@ -64,8 +66,8 @@ func CurrentKey(c *fiber.Ctx) *db.APIKey {
 	return k
 }
 
-// RejectBadKey refuses a request whose presented key is unknown or revoked,
-// even on operations anyone may call.
+// RejectBadKey refuses a request whose presented key is unknown or revoked
+// (or could not be looked up), even on operations anyone may call.
 func RejectBadKey(c *fiber.Ctx) error {
 	if err, ok := c.Locals(localAuthErr).(error); ok {
 		return err
@@ -73,7 +75,8 @@ func RejectBadKey(c *fiber.Ctx) error {
 	return c.Next()
 }
 
-// RequireKey lets only requests with a valid key through (401 otherwise).
+// RequireKey lets only requests with a valid key through (401 otherwise,
+// or the failure of the key's lookup).
 func RequireKey(c *fiber.Ctx) error {
 	if err, ok := c.Locals(localAuthErr).(error); ok {
 		return err

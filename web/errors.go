@@ -85,26 +85,10 @@ func ProblemOf(err error) Problem {
 		if fe.Code >= 400 && fe.Code < 500 {
 			return Problem{Code: db.EBadRequest, Message: "The request is malformed.", Status: http.StatusBadRequest}
 		}
-	case isUnavailable(err):
+	case db.IsUnavailable(err):
 		return Problem{Code: db.EUnavailable, Message: "The database is unavailable; try again shortly.", Status: http.StatusServiceUnavailable}
 	}
 	return Problem{Code: db.EInternal, Message: "Internal error.", Status: http.StatusInternalServerError}
-}
-
-// isUnavailable recognises a database that cannot be reached, so clients
-// get 503 with Retry-After rather than a 500.
-func isUnavailable(err error) bool {
-	if err == nil {
-		return false
-	}
-	msg := err.Error()
-	for _, s := range []string{"connection refused", "bad connection", "broken pipe", "connection reset",
-		"no such host", "i/o timeout", "the database system is", "driver: bad connection", "ping database", "begin:"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
 }
 
 // ErrorHandler answers every failed request (fiber.Config.ErrorHandler):

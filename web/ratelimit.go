@@ -41,7 +41,8 @@ func KeyLimits(k *db.APIKey) ratelimit.Limits {
 // RateLimiter counts every API request against its subject's two windows,
 // sets the rate-limit headers on the answer and refuses with 429 (or 403
 // while banned). A failing counter store lets the request through: losing
-// the limiter must not take the API down.
+// the limiter must not take the API down. A failing ban store (the
+// database) does not stop the counting: see ratelimit.Decision.BanErr.
 type RateLimiter struct {
 	RateLimitOptions
 }
@@ -81,6 +82,11 @@ func (r *RateLimiter) Count(c *fiber.Ctx) error {
 		return nil
 	}
 	d.Headers(func(k, v string) { c.Set(k, v) })
+	if d.BanErr != nil {
+		// The database is down: the request was still counted, and the
+		// handler will most likely answer 503 with these headers.
+		r.Logger.Warn("bans could not be checked; decided on counts and the bans known here", "requestId", RequestID(c), "err", d.BanErr)
+	}
 	if d.BanStarted {
 		r.Logger.Warn("ban started", "requestId", RequestID(c), "subject", subject, "until", d.BannedUntil)
 		if r.Metrics != nil {

@@ -32,9 +32,23 @@
     region.replaceChildren(p);
   }
 
+  // errorText is the message of an error fragment (views.ErrorFragment).
+  function errorText(xhr) {
+    try {
+      var doc = new DOMParser().parseFromString(xhr.responseText || "", "text/html");
+      var p = doc.querySelector("[data-testid=error] p");
+      return p ? p.textContent.trim() : "";
+    } catch (e) {
+      return "";
+    }
+  }
+
   document.addEventListener("htmx:responseError", function (evt) {
     var status = evt.detail && evt.detail.xhr ? evt.detail.xhr.status : 0;
-    if (status >= 500) {
+    if (status === 503) {
+      // The database is unavailable: the answer's own words say so.
+      say(errorText(evt.detail.xhr) || "The shop is unavailable just now. Please try again in a few seconds.");
+    } else if (status >= 500) {
       say("Something went wrong on our side (" + status + "). Please try again in a moment.");
     }
   });

@@ -46,6 +46,11 @@ type Decision struct {
 	RetryAfter time.Duration
 	// At is when the decision was made; headers count seconds from it.
 	At time.Time
+	// BanErr is the BanStore's failure when it could not be asked or told
+	// (the database is down). The decision is still whole: it went by the
+	// counts and the bans this process last knew of, and a ban started
+	// meanwhile holds in this process only.
+	BanErr error
 }
 
 // BindingWindow returns the window named by Binding.

@@ -87,19 +87,19 @@ func New(cfg Config) *Limiter {
 // Allow decides one request of subject under lim and, when it is allowed,
 // uses one unit of both windows. A rejected request uses none, but counts
 // toward strikes; the request that makes the configured number of strikes
-// starts a ban. Errors come from the counter or ban store; when they occur
-// the Decision is zero and must not be used.
+// starts a ban. Errors come from the counter store; when they occur the
+// Decision is zero and must not be used. A failing BanStore is no error:
+// see Decision.BanErr.
 func (l *Limiter) Allow(ctx context.Context, subject string, lim Limits) (Decision, error) {
 	if err := lim.Validate(); err != nil {
 		return Decision{}, err
 	}
 	now := l.now().UTC()
-	until, banned, err := l.activeBan(ctx, subject, now)
-	if err != nil {
-		return Decision{}, err
-	}
+	until, banned, banErr := l.activeBan(ctx, subject, now)
 	if banned {
-		return l.peekDecision(ctx, subject, lim, now, until)
+		d, err := l.peekDecision(ctx, subject, lim, now, until)
+		d.BanErr = banErr
+		return d, err
 	}
 	r, err := l.store.Take(ctx, subject, lim, l.strikes, now)
 	if err != nil {
@@ -109,11 +109,17 @@ func (l *Limiter) Allow(ctx context.Context, subject string, lim Limits) (Decisi
 	if r.StartBan {
 		until, created, err := l.startBan(ctx, subject, now)
 		if err != nil {
-			return Decision{}, err
+			// The ban cannot be recorded: hold it here, where the cache
+			// keeps it while the BanStore stays unreachable, rather than
+			// let the strikes that earned it go unanswered.
+			until, created = ceilSecond(now.Add(l.banBase)), true
+			l.cache.set(subject, until, now)
+			banErr = err
 		}
 		d = d.withBan(now, until)
 		d.BanStarted = created
 	}
+	d.BanErr = banErr
 	return d, nil
 }
 
@@ -124,14 +130,13 @@ func (l *Limiter) Status(ctx context.Context, subject string, lim Limits) (Decis
 		return Decision{}, err
 	}
 	now := l.now().UTC()
-	until, banned, err := l.activeBan(ctx, subject, now)
-	if err != nil {
-		return Decision{}, err
-	}
+	until, banned, banErr := l.activeBan(ctx, subject, now)
 	if !banned {
 		until = time.Time{}
 	}
-	return l.peekDecision(ctx, subject, lim, now, until)
+	d, err := l.peekDecision(ctx, subject, lim, now, until)
+	d.BanErr = banErr
+	return d, err
 }
 
 // peekDecision builds a Decision from the current counts, banned until
@@ -164,15 +169,18 @@ func (l *Limiter) LiftBan(ctx context.Context, subject string) error {
 }
 
 // activeBan answers from the cache while it is fresh, else from the
-// BanStore, refreshing the cache.
+// BanStore, refreshing the cache. When the BanStore fails it answers from
+// the stale cache (no ban when the subject is unknown here) and returns the
+// failure beside the answer.
 func (l *Limiter) activeBan(ctx context.Context, subject string, now time.Time) (time.Time, bool, error) {
 	until, fresh := l.cache.get(subject, now)
 	if !fresh {
 		var ok bool
 		var err error
+		last := until
 		until, ok, err = l.bans.ActiveBan(ctx, subject, now)
 		if err != nil {
-			return time.Time{}, false, fmt.Errorf("ratelimit: active ban: %w", err)
+			return last, last.After(now), fmt.Errorf("ratelimit: active ban: %w", err)
 		}
 		if !ok {
 			until = time.Time{}

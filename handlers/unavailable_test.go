@@ -1,0 +1,60 @@
+package handlers_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"petstore/db/dbtest"
+)
+
+// TestUnavailableSQLiteLocked: another process (the CLI, a backup) holds
+// SQLite's write lock past busy_timeout. Writes answer 503 unavailable
+// with Retry-After — the API with every rate-limit header, the console
+// with its fragment — reads go on, and writes work again once the lock is
+// released. (cmd/petstore's outage tests take PostgreSQL away.)
+func TestUnavailableSQLiteLocked(t *testing.T) {
+	a := newTestAppOn(t, dbtest.SQLite)
+	pet := a.seedPet("Rex", 5)
+	b := a.signedIn(t)
+	ctx := context.Background()
+	lock, err := a.store.DB().BeginTx(ctx, nil) // BEGIN IMMEDIATE: the write lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback()
+
+	order := req{method: http.MethodPost, path: "/api/store/orders", key: a.customer,
+		body: map[string]any{"petId": pet.ID, "quantity": 1}}
+	r := a.do(order).want(t, http.StatusServiceUnavailable, "unavailable")
+	if ra, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || ra < 1 {
+		t.Errorf("Retry-After = %q", r.Header.Get("Retry-After"))
+	}
+	for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-RateLimit-Limit-Minute",
+		"X-RateLimit-Remaining-Minute", "X-RateLimit-Limit-Day", "X-RateLimit-Remaining-Day", "RateLimit", "RateLimit-Policy"} {
+		if r.Header.Get(h) == "" {
+			t.Errorf("the 503 lacks %s", h)
+		}
+	}
+	if p := r.problem(t); strings.Contains(p.Message, "locked") || strings.Contains(p.Message, "SQLITE") {
+		t.Errorf("the message leaks the driver's words: %q", p.Message)
+	}
+	a.do(req{method: http.MethodGet, path: "/api/pets", key: a.customer}).want(t, http.StatusOK)
+
+	page := b.hxPost("/staff/inventory/"+strconv.FormatInt(pet.ID, 10), url.Values{"quantity": {"7"}})
+	page.wantStatus(http.StatusServiceUnavailable)
+	if page.id("error").AttrOr("data-status", "") != "503" || strings.Contains(string(page.Body), "<html") {
+		t.Errorf("the console's htmx answer is not the 503 fragment:\n%s", page.Body)
+	}
+	if page.Header.Get("Retry-After") == "" {
+		t.Error("the console's 503 lacks Retry-After")
+	}
+
+	if err := lock.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	a.do(order).want(t, http.StatusCreated)
+}
