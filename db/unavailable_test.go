@@ -172,14 +172,14 @@ func TestIsUnavailablePostgres(t *testing.T) {
 		}
 		addr := ln.Addr().String()
 		ln.Close()
-		_, err = db.Open(ctx, "postgres://postgres@"+addr+"/petstore?sslmode=disable")
+		_, err = db.Open(ctx, "postgres://postgres@"+addr+"/petstore?sslmode=disable", dbtest.NewClock(t).Now)
 		if !errors.Is(err, syscall.ECONNREFUSED) {
 			t.Errorf("open on a closed port: %v, want connection refused", err)
 		}
 		wantUnavailable(t, "a closed port", err, true)
 	})
 	t.Run("NoSuchDatabase", func(t *testing.T) {
-		_, err := db.Open(ctx, withDatabase(name+"_missing"))
+		_, err := db.Open(ctx, withDatabase(name+"_missing"), dbtest.NewClock(t).Now)
 		if pq.As(err, pqerror.InvalidCatalogName) == nil {
 			t.Errorf("open of a missing database: %v, want 3D000", err)
 		}

@@ -105,7 +105,7 @@ func newOutageSite(t *testing.T) *outageSite {
 	proxied += "&connect_timeout=3"
 	cfg := testConfig(t, map[string]string{"DATABASE_URL": proxied, "SESSION_KEYS": testSessionKey})
 	var err error
-	s := &outageSite{n: startNode(t, "A", cfg, nil), name: name, admin: admin, proxy: proxy}
+	s := &outageSite{n: startNode(t, "A", cfg, nil, nil), name: name, admin: admin, proxy: proxy}
 	s.key, _ = issueKey(t, s.n.srv.Store, "reader", db.RoleStaff, 1_000_000, 10_000_000)
 	s.api = newClient(t)
 	if s.contract, err = openapi.NewValidator(); err != nil {

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"petstore/db/dbtest"
 )
 
 // downBanStore is a BanStore whose database can be taken away: while down
@@ -43,8 +45,8 @@ func (s *downBanStore) CountBans(ctx context.Context, subject string, since time
 // every rate-limit header), bans known here still hold, a ban earned
 // meanwhile holds here, and the durable bans rule again once it is back.
 func TestBanStoreDown(t *testing.T) {
-	t0 := time.Now().UTC().Truncate(time.Minute).Add(10 * time.Second)
-	clock := &fakeClock{now: t0}
+	clock := dbtest.NewClock(t)
+	t0 := clock.IntoNextMinute(10 * time.Second)
 	bans := &downBanStore{MemoryBanStore: NewMemoryBanStore()}
 	const strikes = 3
 	l := New(Config{Store: NewMemoryStore(), Bans: bans, Strikes: strikes, Now: clock.Now})
