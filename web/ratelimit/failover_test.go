@@ -69,8 +69,9 @@ func pingClient(t *testing.T, addr string) func(context.Context) error {
 }
 
 // pinnedClock is a clock stopped 42 seconds into the current minute.
-func pinnedClock() *fakeClock {
-	return &fakeClock{now: time.Now().UTC().Truncate(time.Minute).Add(42 * time.Second)}
+func pinnedClock() func() time.Time {
+	now := time.Now().UTC().Truncate(time.Minute).Add(42 * time.Second)
+	return func() time.Time { return now }
 }
 
 func TestFailoverRedisRefused(t *testing.T) {
@@ -79,7 +80,7 @@ func TestFailoverRedisRefused(t *testing.T) {
 	store, logs, counted := newTestFailover(NewRedisStore(client))
 	store.Ping = pingClient(t, "127.0.0.1:1")
 	clock := pinnedClock()
-	l := New(Config{Store: store, Now: clock.Now})
+	l := New(Config{Store: store, Now: clock})
 
 	lim := Limits{PerMinute: 2, PerDay: 10}
 	// The first call finds the outage itself; the probe confirms it
@@ -134,7 +135,7 @@ func TestFailoverSlowRedisStaysExact(t *testing.T) {
 	store.ProbeInterval, store.ProbeTimeout, store.MaxWait = 10*time.Millisecond, time.Second, time.Minute
 	runProbes(t, store)
 	clock := pinnedClock()
-	l := New(Config{Store: store, Strikes: 1 << 30, Now: clock.Now})
+	l := New(Config{Store: store, Strikes: 1 << 30, Now: clock})
 
 	began := time.Now()
 	got := allowConcurrently(t, []*Limiter{l}, "key:1", Limits{PerMinute: 50, PerDay: 100000}, 150)
@@ -149,7 +150,7 @@ func TestFailoverSlowRedisStaysExact(t *testing.T) {
 		t.Errorf("a slow Redis was taken for down: Healthy %v, Fallbacks %d, OnFallback %d\n%s",
 			store.Healthy(), store.Fallbacks(), counted.Load(), logs.String())
 	}
-	if n, err := NewRedisStore(c, WithKeyPrefix(prefix)).Peek(context.Background(), "key:1", clock.Now()); err != nil || n.Minute != 50 {
+	if n, err := NewRedisStore(c, WithKeyPrefix(prefix)).Peek(context.Background(), "key:1", clock()); err != nil || n.Minute != 50 {
 		t.Errorf("Redis counts %+v (%v), want 50 this minute", n, err)
 	}
 	t.Logf("150 decisions in %s, one at a time", took.Round(time.Millisecond))
