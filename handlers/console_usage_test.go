@@ -2,10 +2,12 @@ package handlers_test
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -157,7 +159,9 @@ func TestConsoleDashboard(t *testing.T) {
 // downStore is a counter store that never answers, like an unreachable Redis.
 type downStore struct{}
 
-var errDown = errors.New("redis: connection refused")
+// errDown is what a client gets from a port nobody listens on: the
+// failover store tells an outage by the error's type.
+var errDown = &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
 
 func (downStore) Take(context.Context, string, ratelimit.Limits, int, time.Time) (ratelimit.TakeResult, error) {
 	return ratelimit.TakeResult{}, errDown

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/redis/go-redis/v9"
 
 	"petstore/db"
 	"petstore/handlers"
@@ -18,23 +17,12 @@ import (
 	"petstore/web/ratelimit"
 )
 
-// Limits of the calls to the shared counters. When Redis has answered no
-// call for redisTimeout it counts as down and the limiter fails open to
-// in-process counting, which is no longer exact across instances. A call
-// that is only slow while Redis answers others (a burst queueing for
-// pooled connections) waits up to redisMaxWait instead: the client's own
-// timeouts must not end it sooner.
-const (
-	redisTimeout = time.Second
-	redisMaxWait = 5 * time.Second
-)
-
 // Server is one running instance: the app and what it holds open.
 type Server struct {
 	App   *fiber.App
 	Store *db.Store
 	Hub   *events.Hub
-	redis *redis.Client
+	redis *sharedCounters
 	stop  context.CancelFunc
 }
 
@@ -58,20 +46,8 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 	counters := ratelimit.Store(ratelimit.NewMemoryStore())
 	var shared *ratelimit.FailoverStore
 	if cfg.Redis != nil {
-		opt := *cfg.Redis
-		opt.DialTimeout = redisTimeout
-		opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = redisMaxWait, redisMaxWait, redisMaxWait
-		opt.MaxRetries = 0
-		s.redis = redis.NewClient(&opt)
-		if err := s.redis.Ping(ctx).Err(); err != nil {
-			logger.Warn("REDIS_URL unreachable: counting rate limits in process until it answers", "err", err)
-		}
-		var ropts []ratelimit.RedisOption
-		if cfg.RedisPrefix != "" {
-			ropts = append(ropts, ratelimit.WithKeyPrefix(cfg.RedisPrefix))
-		}
-		shared = ratelimit.NewFailoverStore(ratelimit.NewRedisStore(s.redis, ropts...), counters, logger)
-		shared.Timeout, shared.MaxWait = redisTimeout, redisMaxWait
+		s.redis = openSharedCounters(ctx, bg, cfg, counters, logger)
+		shared = s.redis.store
 		shared.OnFallback = metrics.RedisFallback
 		metrics.WatchRedis(shared.Healthy)
 		counters = shared

@@ -11,64 +11,101 @@ import (
 
 // Failover defaults.
 const (
-	DefaultFailoverTimeout = 250 * time.Millisecond
-	DefaultProbeInterval   = time.Second
+	DefaultProbeInterval = time.Second
+	DefaultProbeTimeout  = time.Second
+	DefaultDownAfter     = 3 * time.Second
+	DefaultMaxWait       = 10 * time.Second
 )
 
-// errPrimaryTimeout stands for an answer that did not come within Timeout.
-var errPrimaryTimeout = errors.New("rate-limit counter store did not answer in time")
+// Why a call to the primary ended without its answer.
+var (
+	errOutage  = errors.New("rate-limit counter store went down while the call waited")
+	errMaxWait = errors.New("rate-limit counter store did not answer within the longest wait")
+)
 
-// FailoverStore uses a primary Store (Redis) and, while it fails, a
-// fallback (in process): SPEC §13 wants an unreachable Redis to fail open to
-// local counting, not to fail requests. It logs one warning per outage and
-// one notice when the primary is back, and while it is down lets one call
-// per ProbeInterval try it again, so shared counting resumes by itself.
+// degradedLogEvery spaces the warnings about calls answered in process
+// while the primary is up (see failover).
+const degradedLogEvery = time.Minute
+
+// FailoverStore uses a primary Store (Redis) and, while the primary is
+// unreachable, a fallback (in process): SPEC §13 wants an unreachable Redis
+// to fail open to local counting, not to fail requests, and SPEC §6 wants
+// the limits exact across instances whenever Redis is there, above all
+// under load.
+//
+// So the primary counts as down only on evidence that it cannot be reached:
+// a call or a probe failing with a connection error (see unreachable), or,
+// for a Redis that accepts connections and never answers, a probe (a ping
+// on a path of its own, Ping) that gets no answer after the primary has
+// answered nothing, neither ping nor call, for DownAfter. A slow answer is
+// not such evidence: a burst queues for pooled connections, and a busy
+// machine answers late, pings included, yet Redis is there and must keep
+// deciding. Once down, every call still waiting on the primary is answered
+// by the fallback at once, later calls go to the fallback without touching
+// the primary, and the first ping that answers brings it back. It logs one
+// warning per outage and one notice when the primary is back.
 //
 // Set the exported fields before first use.
 type FailoverStore struct {
 	// OnFallback, when set, is called for every call the fallback answers,
 	// so the app can count them in its metrics.
 	OnFallback func()
-	// Timeout bounds each call to the primary; a slower answer counts as a
-	// failure. Default 250ms. It holds even when the Redis client ignores
-	// context deadlines (go-redis does, unless ContextTimeoutEnabled).
-	Timeout time.Duration
-	// ProbeInterval is how often, while the primary is down, one call tries
-	// it again. Default 1s.
+	// Ping asks the primary whether it is reachable. It must not share the
+	// calls' connection pool (give it a connection of its own), so that a
+	// burst queueing for that pool cannot make it fail. When nil, only call
+	// errors find an outage and nothing ends one.
+	Ping func(context.Context) error
+	// ProbeInterval is how often Run pings. Default 1s.
 	ProbeInterval time.Duration
-	// MaxWait bounds a call that is slow while the primary keeps answering
-	// other calls (a burst queueing for pooled connections): such a call
-	// is waited for rather than failed open. Default 8×Timeout.
+	// ProbeTimeout bounds one ping. Default 1s.
+	ProbeTimeout time.Duration
+	// DownAfter is how long the primary may answer nothing before a ping
+	// without an answer is an outage: long enough for a machine so busy
+	// that answers come seconds late, short enough that a hung Redis holds
+	// a call at most about DownAfter+ProbeInterval+ProbeTimeout. Default 3s.
+	DownAfter time.Duration
+	// MaxWait bounds how long one call may wait for the primary while the
+	// probe finds it reachable (a long queue for pooled connections on a
+	// starved machine). A call that reaches it is answered by the
+	// fallback, alone: the primary is not marked down, the call is counted
+	// by OnFallback and a warning is logged (at most one a minute). Past
+	// that bound the request has waited far longer than a working Redis
+	// takes even on a busy machine; holding it longer would only pile up
+	// requests, and the limiter fails open anyway when its store fails.
+	// Default 10s.
 	MaxWait time.Duration
 
 	primary, fallback Store
 	logger            *slog.Logger
 	fallbacks         atomic.Int64
-	// lastAnswer is when the primary last answered any call (Unix ns).
+	// lastAnswer is when the primary last answered a ping or a call
+	// (Unix ns): evidence that it is there, however slow.
 	lastAnswer atomic.Int64
+	// degradedLogged is when the last call-answered-in-process warning
+	// was logged (Unix ns).
+	degradedLogged atomic.Int64
 
-	mu        sync.Mutex
-	down      bool
-	probing   bool
-	nextProbe time.Time
+	mu   sync.Mutex
+	down bool
+	// outages numbers the outages, so that a probe which started before
+	// the current one began cannot end it.
+	outages int64
+	// outage is closed when the primary goes down, releasing the calls
+	// that wait on it; a fresh one replaces it when the primary is back.
+	outage chan struct{}
 }
 
 // NewFailoverStore returns a Store that uses primary and falls back to
-// fallback while primary fails. logger receives the outage warnings; nil
-// means slog.Default().
+// fallback while primary is unreachable. logger receives the outage
+// warnings; nil means slog.Default(). Set Ping and start Run so that an
+// outage is found without a failing call, and ends.
 func NewFailoverStore(primary, fallback Store, logger *slog.Logger) *FailoverStore {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &FailoverStore{primary: primary, fallback: fallback, logger: logger}
-}
-
-// Healthy reports whether the primary answered the last time it was asked,
-// for /readyz.
-func (s *FailoverStore) Healthy() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return !s.down
+	s := &FailoverStore{primary: primary, fallback: fallback, logger: logger, outage: make(chan struct{})}
+	s.answered() // silence counts from now
+	return s
 }
 
 // Fallbacks returns the number of calls the fallback has answered.
@@ -105,21 +142,23 @@ func (s *FailoverStore) ClearStrikes(ctx context.Context, subject string, now ti
 	return err
 }
 
-// failover runs call on the primary when it is up (or due for a probe) and
-// on the fallback otherwise or when the primary fails.
+// failover runs call on the primary while it is up and on the fallback
+// while it is down, or when the primary gave no answer (see MaxWait).
 func failover[T any](ctx context.Context, s *FailoverStore, call func(context.Context, Store) (T, error)) (T, error) {
-	if s.usePrimary() {
-		v, err := callPrimary(ctx, s, call)
-		if err == nil {
-			s.markUp()
+	if outage, up := s.state(); up {
+		v, err := callPrimary(ctx, s, outage, call)
+		switch {
+		case err == nil:
 			return v, nil
+		case ctx.Err() != nil:
+			return v, err // the caller gave up (client went away): not the primary's fault
+		case errors.Is(err, errOutage):
+			// The probe found the primary down while this call waited.
+		case unreachable(err):
+			s.markDown(err)
+		default:
+			s.logDegraded(err)
 		}
-		if ctx.Err() != nil {
-			// The caller gave up (client went away): not the primary's fault.
-			s.markIdle()
-			return v, err
-		}
-		s.markDown(err)
 	}
 	s.fallbacks.Add(1)
 	if s.OnFallback != nil {
@@ -128,24 +167,17 @@ func failover[T any](ctx context.Context, s *FailoverStore, call func(context.Co
 	return call(ctx, s.fallback)
 }
 
-// callPrimary runs call on the primary in its own goroutine so that a hung
-// primary costs the request about Timeout, whatever the client's own
-// timeouts; the goroutine ends when the client gives up. Timeout means no
-// answer to anyone for that long: a call that is merely slow while the
-// primary answers others (a burst queueing for Redis connections on a busy
-// machine) waits, up to MaxWait, since failing it open would count it in
-// process and break exactness across instances just when load is highest.
-func callPrimary[T any](ctx context.Context, s *FailoverStore, call func(context.Context, Store) (T, error)) (T, error) {
-	timeout := s.Timeout
-	if timeout <= 0 {
-		timeout = DefaultFailoverTimeout
-	}
+// callPrimary runs call on the primary in its own goroutine and waits for
+// its answer, until the probe finds the primary down (outage closes) or
+// MaxWait passes, whichever comes first, whatever the client's own
+// timeouts. The goroutine ends when the client gives up, which the context
+// (cancelled on return) asks it to.
+func callPrimary[T any](caller context.Context, s *FailoverStore, outage <-chan struct{}, call func(context.Context, Store) (T, error)) (T, error) {
 	maxWait := s.MaxWait
 	if maxWait <= 0 {
-		maxWait = 8 * timeout
+		maxWait = DefaultMaxWait
 	}
-	maxWait = max(maxWait, timeout)
-	ctx, cancel := context.WithTimeout(ctx, maxWait)
+	ctx, cancel := context.WithTimeout(caller, maxWait)
 	defer cancel()
 	type result struct {
 		v   T
@@ -155,76 +187,33 @@ func callPrimary[T any](ctx context.Context, s *FailoverStore, call func(context
 	go func() {
 		v, err := call(ctx, s.primary)
 		if err == nil {
-			s.lastAnswer.Store(time.Now().UnixNano())
+			s.answered()
 		}
 		done <- result{v, err}
 	}()
-	wait := time.NewTimer(timeout)
-	defer wait.Stop()
 	var zero T
-	for {
-		select {
-		case r := <-done:
-			return r.v, r.err
-		case <-ctx.Done():
-			return zero, errPrimaryTimeout
-		case <-wait.C:
-			if time.Since(time.Unix(0, s.lastAnswer.Load())) >= timeout {
-				return zero, errPrimaryTimeout
-			}
-			wait.Reset(timeout) // the primary is answering others: keep waiting
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-outage:
+		return zero, errOutage
+	case <-ctx.Done():
+		if err := caller.Err(); err != nil {
+			return zero, err
 		}
+		return zero, errMaxWait
 	}
 }
 
-// usePrimary reports whether this call should go to the primary: always
-// while it is up; while it is down, one call per ProbeInterval.
-func (s *FailoverStore) usePrimary() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.down {
-		return true
+// logDegraded warns that a call was answered in process although the
+// primary is up, at most once per degradedLogEvery: under a burst that
+// overwhelms Redis, one line says it, not thousands.
+func (s *FailoverStore) logDegraded(err error) {
+	now := time.Now().UnixNano()
+	last := s.degradedLogged.Load()
+	if now-last < int64(degradedLogEvery) || !s.degradedLogged.CompareAndSwap(last, now) {
+		return
 	}
-	now := time.Now()
-	if s.probing || now.Before(s.nextProbe) {
-		return false
-	}
-	s.probing = true
-	s.nextProbe = now.Add(s.probeInterval())
-	return true
-}
-
-func (s *FailoverStore) markUp() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.probing = false
-	if s.down {
-		s.down = false
-		s.logger.Info("rate-limit counters: Redis answers again, counting shared (REDIS_URL)")
-	}
-}
-
-func (s *FailoverStore) markIdle() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.probing = false
-}
-
-func (s *FailoverStore) markDown(err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.probing = false
-	s.nextProbe = time.Now().Add(s.probeInterval())
-	if !s.down {
-		s.down = true
-		s.logger.Warn("rate-limit counters: Redis unreachable, counting in process until it answers; check REDIS_URL",
-			slog.Any("err", err))
-	}
-}
-
-func (s *FailoverStore) probeInterval() time.Duration {
-	if s.ProbeInterval > 0 {
-		return s.ProbeInterval
-	}
-	return DefaultProbeInterval
+	s.logger.Warn("rate-limit counters: a Redis call failed while Redis is reachable; counted in process, this decision is not shared with other instances",
+		slog.Any("err", err))
 }

@@ -3,11 +3,14 @@ package ratelimit
 import (
 	"bytes"
 	"context"
-	"errors"
+	"fmt"
 	"log/slog"
+	"net"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,25 +35,66 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-func TestFailoverRedisUnreachable(t *testing.T) {
-	// Nothing listens on port 1: every call to Redis fails at once.
-	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", DialTimeout: 200 * time.Millisecond, MaxRetries: -1})
-	t.Cleanup(func() { client.Close() })
+// newTestFailover puts primary behind an in-process fallback, logging to
+// the returned buffer and counting OnFallback calls.
+func newTestFailover(primary Store) (*FailoverStore, *syncBuffer, *atomic.Int64) {
 	var logs syncBuffer
-	store := NewFailoverStore(NewRedisStore(client), NewMemoryStore(), slog.New(slog.NewTextHandler(&logs, nil)))
+	s := NewFailoverStore(primary, NewMemoryStore(), slog.New(slog.NewTextHandler(&logs, nil)))
 	var counted atomic.Int64
-	store.OnFallback = func() { counted.Add(1) }
-	clock := newClock(t, "12:00:42")
-	l := New(Config{Store: store, Now: clock.Now})
+	s.OnFallback = func() { counted.Add(1) }
+	return s, &logs, &counted
+}
+
+// runProbes runs s.Run until the test ends.
+func runProbes(t *testing.T, s *FailoverStore) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+}
+
+// pingClient is the probe's own connection to addr, as cmd/petstore makes it.
+func pingClient(t *testing.T, addr string) func(context.Context) error {
+	c := redis.NewClient(&redis.Options{
+		Addr: addr, PoolSize: 1, MaxRetries: -1, DialerRetries: 1, ContextTimeoutEnabled: true,
+	})
+	t.Cleanup(func() { c.Close() })
+	return func(ctx context.Context) error { return c.Ping(ctx).Err() }
+}
+
+// pinnedClock is a test clock stopped 42 seconds into a minute.
+func pinnedClock(tb testing.TB) func() time.Time {
+	return newClock(tb, "12:00:42").Now
+}
+
+func TestFailoverRedisRefused(t *testing.T) {
+	// Nothing listens on port 1: every call and ping is refused at once.
+	client := testClient(t, "127.0.0.1:1", time.Second)
+	store, logs, counted := newTestFailover(NewRedisStore(client))
+	store.Ping = pingClient(t, "127.0.0.1:1")
+	clock := pinnedClock(t)
+	l := New(Config{Store: store, Now: clock})
 
 	lim := Limits{PerMinute: 2, PerDay: 10}
+	// The first call finds the outage itself; the probe confirms it
+	// without a second warning.
 	checkAllow(t, l, "k", lim, summary{true, false, 1, 9, WindowMinute, 0})
+	if store.Healthy() {
+		t.Fatal("Healthy() = true after a refused call")
+	}
+	if store.Probe(context.Background()) {
+		t.Fatal("Probe() = true with Redis refusing connections")
+	}
+	// Counting goes on in process, exactly.
 	checkAllow(t, l, "k", lim, summary{true, false, 0, 8, WindowMinute, 0})
 	checkAllow(t, l, "k", lim, summary{false, false, 0, 8, WindowMinute, 18 * time.Second})
 
-	if store.Healthy() {
-		t.Error("Healthy() = true with Redis unreachable")
-	}
 	if got := store.Fallbacks(); got != 3 {
 		t.Errorf("Fallbacks() = %d, want 3", got)
 	}
@@ -62,12 +106,117 @@ func TestFailoverRedisUnreachable(t *testing.T) {
 	}
 }
 
-// flakyStore is a primary that fails while fail is set, and hangs (ignoring
-// its context, as go-redis does by default) while hang is set.
+// slowStore answers every call, one at a time and each after delay: a
+// Redis that is there but slow, with one connection for a whole burst.
+type slowStore struct {
+	Store
+	delay time.Duration
+	mu    sync.Mutex
+}
+
+func (s *slowStore) Take(ctx context.Context, subject string, lim Limits, strikes int, now time.Time) (TakeResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	time.Sleep(s.delay)
+	return s.Store.Take(ctx, subject, lim, strikes, now)
+}
+
+func TestFailoverSlowRedisStaysExact(t *testing.T) {
+	// 150 concurrent requests for 50 units, one at a time, 10ms each: the
+	// last waits 1.5s, longer than a probe may take. Slow is not down, so
+	// each waits for its turn and exactly 50 pass.
+	c := redisClient(t)
+	prefix := redisPrefix(t, c)
+	calls := redis.NewClient(&redis.Options{Addr: c.Options().Addr, DB: c.Options().DB, PoolSize: 1, PoolTimeout: 30 * time.Second, MaxRetries: -1})
+	t.Cleanup(func() { calls.Close() })
+	store, logs, counted := newTestFailover(&slowStore{Store: NewRedisStore(calls, WithKeyPrefix(prefix)), delay: 10 * time.Millisecond})
+	store.Ping = pingClient(t, c.Options().Addr)
+	store.ProbeInterval, store.ProbeTimeout, store.MaxWait = 10*time.Millisecond, time.Second, time.Minute
+	runProbes(t, store)
+	clock := pinnedClock(t)
+	l := New(Config{Store: store, Strikes: 1 << 30, Now: clock})
+
+	began := time.Now()
+	got := allowConcurrently(t, []*Limiter{l}, "key:1", Limits{PerMinute: 50, PerDay: 100000}, 150)
+	took := time.Since(began)
+	if got != 50 {
+		t.Errorf("allowed %d of 150, want exactly 50", got)
+	}
+	if took < 150*10*time.Millisecond {
+		t.Errorf("the burst took %s: the calls did not queue", took)
+	}
+	if !store.Healthy() || store.Fallbacks() != 0 || counted.Load() != 0 {
+		t.Errorf("a slow Redis was taken for down: Healthy %v, Fallbacks %d, OnFallback %d\n%s",
+			store.Healthy(), store.Fallbacks(), counted.Load(), logs.String())
+	}
+	if n, err := NewRedisStore(c, WithKeyPrefix(prefix)).Peek(context.Background(), "key:1", clock()); err != nil || n.Minute != 50 {
+		t.Errorf("Redis counts %+v (%v), want 50 this minute", n, err)
+	}
+	t.Logf("150 decisions in %s, one at a time", took.Round(time.Millisecond))
+}
+
+func TestFailoverHungRedis(t *testing.T) {
+	// Redis accepts connections and never answers. The calls' client
+	// would wait a minute; once Redis has answered nothing for 300ms, the
+	// next ping without an answer (100ms) releases every call waiting on
+	// Redis to the fallback.
+	addr := fakeRedis(t, hang)
+	store, logs, counted := newTestFailover(NewRedisStore(testClient(t, addr, time.Minute)))
+	store.Ping = pingClient(t, addr)
+	store.ProbeInterval, store.ProbeTimeout, store.DownAfter, store.MaxWait = 50*time.Millisecond, 100*time.Millisecond, 300*time.Millisecond, time.Minute
+	runProbes(t, store)
+
+	lim := Limits{PerMinute: 100, PerDay: 100}
+	var wg sync.WaitGroup
+	for i := range 10 {
+		wg.Go(func() {
+			began := time.Now()
+			r, err := store.Take(context.Background(), "k", lim, 20, time.Now())
+			if err != nil || !r.Allowed {
+				t.Errorf("Take %d = %+v, %v; want allowed by the fallback", i, r, err)
+			}
+			if took := time.Since(began); took > 2*time.Second {
+				t.Errorf("Take %d was held %s by a hung Redis", i, took)
+			}
+		})
+	}
+	wg.Wait()
+	if store.Healthy() {
+		t.Error("Healthy() = true while Redis hangs")
+	}
+	// Once down, calls do not wait on Redis at all.
+	began := time.Now()
+	if _, err := store.Take(context.Background(), "k", lim, 20, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(began); took > 500*time.Millisecond {
+		t.Errorf("a call during the outage took %s", took)
+	}
+	if got := counted.Load(); got != 11 {
+		t.Errorf("OnFallback called %d times, want 11", got)
+	}
+	if got := strings.Count(logs.String(), "unreachable"); got != 1 {
+		t.Errorf("%d outage warnings, want 1:\n%s", got, logs.String())
+	}
+}
+
+// errRefused is the error of a connection to a port nobody listens on.
+var errRefused = &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+
+// flakyStore is a primary that returns err while it is set and holds calls
+// (ignoring their context, as go-redis does by default) while hang is set.
 type flakyStore struct {
 	Store
-	fail, hang atomic.Bool
-	calls      atomic.Int64
+	calls atomic.Int64
+	hang  atomic.Bool
+	mu    sync.Mutex
+	err   error
+}
+
+func (f *flakyStore) fail(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.err = err
 }
 
 func (f *flakyStore) Take(ctx context.Context, subject string, lim Limits, strikes int, now time.Time) (TakeResult, error) {
@@ -75,83 +224,29 @@ func (f *flakyStore) Take(ctx context.Context, subject string, lim Limits, strik
 	if f.hang.Load() {
 		time.Sleep(2 * time.Second)
 	}
-	if f.fail.Load() {
-		return TakeResult{}, errors.New("dial tcp: connection refused")
-	}
-	if err := ctx.Err(); err != nil {
-		return TakeResult{}, err
+	f.mu.Lock()
+	err := f.err
+	f.mu.Unlock()
+	if err != nil {
+		return TakeResult{}, fmt.Errorf("redis take: %w", err)
 	}
 	return f.Store.Take(ctx, subject, lim, strikes, now)
 }
 
-func TestFailoverRecovers(t *testing.T) {
-	primary := &flakyStore{Store: NewMemoryStore()}
-	var logs syncBuffer
-	s := NewFailoverStore(primary, NewMemoryStore(), slog.New(slog.NewTextHandler(&logs, nil)))
-	s.ProbeInterval = time.Hour // probes happen only when the test says so
-	ctx, now, lim := context.Background(), time.Now(), Limits{PerMinute: 100, PerDay: 100}
-	take := func() {
-		t.Helper()
-		if _, err := s.Take(ctx, "k", lim, 20, now); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	take()
-	if !s.Healthy() || s.Fallbacks() != 0 {
-		t.Fatalf("healthy primary: Healthy %v, Fallbacks %d", s.Healthy(), s.Fallbacks())
-	}
-	primary.fail.Store(true)
-	take()
-	take()
-	if s.Healthy() || s.Fallbacks() != 2 || primary.calls.Load() != 2 {
-		t.Fatalf("after failure: Healthy %v, Fallbacks %d, primary calls %d; want false, 2, 2 (no probe yet)",
-			s.Healthy(), s.Fallbacks(), primary.calls.Load())
-	}
-	primary.fail.Store(false)
-	take()
-	if s.Healthy() {
-		t.Fatal("back before the probe was due")
-	}
-	s.mu.Lock()
-	s.nextProbe = time.Time{} // the probe interval has passed
-	s.mu.Unlock()
-	take()
-	if !s.Healthy() || s.Fallbacks() != 3 {
-		t.Fatalf("after a successful probe: Healthy %v, Fallbacks %d; want true, 3", s.Healthy(), s.Fallbacks())
-	}
-	if !strings.Contains(logs.String(), "answers again") || strings.Count(logs.String(), "unreachable") != 1 {
-		t.Errorf("logs:\n%s", logs.String())
-	}
+// switchPing is a Ping that fails with err while it is set.
+type switchPing struct {
+	mu  sync.Mutex
+	err error
 }
 
-func TestFailoverTimeout(t *testing.T) {
-	primary := &flakyStore{Store: NewMemoryStore()}
-	primary.hang.Store(true)
-	s := NewFailoverStore(primary, NewMemoryStore(), slog.New(slog.DiscardHandler))
-	s.Timeout = 20 * time.Millisecond
-	start := time.Now()
-	r, err := s.Take(context.Background(), "k", Limits{PerMinute: 1, PerDay: 1}, 20, time.Now())
-	if err != nil || !r.Allowed {
-		t.Fatalf("Take = %+v, %v; want allowed by the fallback", r, err)
-	}
-	if took := time.Since(start); took > time.Second {
-		t.Errorf("a hung primary held the request %s", took)
-	}
-	if s.Healthy() {
-		t.Error("Healthy() = true after a timeout")
-	}
+func (p *switchPing) fail(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.err = err
 }
 
-func TestFailoverCallerCancelled(t *testing.T) {
-	primary := &flakyStore{Store: NewMemoryStore()}
-	s := NewFailoverStore(primary, NewMemoryStore(), slog.New(slog.DiscardHandler))
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := s.Take(ctx, "k", Limits{PerMinute: 1, PerDay: 1}, 20, time.Now()); err == nil {
-		t.Error("Take with a cancelled context succeeded")
-	}
-	if !s.Healthy() || s.Fallbacks() != 0 {
-		t.Errorf("a caller's cancellation marked the primary down: Healthy %v, Fallbacks %d", s.Healthy(), s.Fallbacks())
-	}
+func (p *switchPing) Ping(context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
 }
