@@ -63,9 +63,12 @@ func (h *Handler) shopCatalog(c *fiber.Ctx) error {
 }
 
 // catalogFilter reads the catalog's query. An over-long search is cut to
-// the longest name; a category or status that cannot be is a 400.
+// the longest name; a category or status that cannot be is a 400. Only
+// spaces are trimmed, not control characters (a tab, U+0085), which keep
+// a search from matching anything, as in a name.
 func catalogFilter(c *fiber.Ctx) (shop.CatalogFilter, error) {
-	f := shop.CatalogFilter{Query: truncateRunes(strings.TrimSpace(c.Query("q")), db.MaxNameLen)}
+	q := strings.TrimFunc(c.Query("q"), func(r rune) bool { return unicode.IsSpace(r) && !unicode.IsControl(r) })
+	f := shop.CatalogFilter{Query: truncateRunes(q, db.MaxNameLen)}
 	if s := c.Query("category"); s != "" {
 		id, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || id < 1 {

@@ -2,9 +2,11 @@ package handlers_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -78,27 +80,16 @@ func TestSweepPages(t *testing.T) {
 		if len(routes) < 10 {
 			t.Fatalf("only %d GET routes found: %v", len(routes), routes)
 		}
+		t.Logf("GET routes: %v", routes)
 		requests := 0
 		for _, route := range routes {
 			var paths []string
-			if names := sweepParam.FindAllString(route, -1); len(names) == 0 {
+			if !sweepParam.MatchString(route) {
 				paths = []string{route}
 			} else {
-				fill := func(bad string) string {
-					return sweepParam.ReplaceAllStringFunc(route, func(m string) string {
-						if bad != "" {
-							return bad
-						}
-						id, ok := valid[strings.TrimSuffix(strings.TrimPrefix(m, ":"), "?")]
-						if !ok {
-							t.Fatalf("route %s: no valid id for %s; add one to the sweep", route, m)
-						}
-						return id
-					})
-				}
-				paths = append(paths, fill(""), fill("9999999"))
+				paths = append(paths, sweepFill(t, route, valid, ""), sweepFill(t, route, valid, "9999999"))
 				for _, bad := range sweepBadIDs {
-					paths = append(paths, fill(bad))
+					paths = append(paths, sweepFill(t, route, valid, bad))
 				}
 			}
 			// Hostile queries go to the route with valid ids, where the
@@ -123,13 +114,124 @@ func TestSweepPages(t *testing.T) {
 	})
 }
 
+// sweepFields are the form fields the storefront and the console read,
+// with a valid value each (ids are filled in per route); a field a route
+// does not read is ignored by it.
+var sweepFields = []string{"name", "description", "role", "plan", "perMinute", "perDay", "status", "categoryId", "quantity", "pet_id"}
+
+// sweepTexts are hostile form values: what PostgreSQL's text cannot hold,
+// control characters, a value past every limit and numbers no field takes.
+var sweepTexts = []string{"\x00", "a\x00b", "\xff\xfe", "R\xc3", "\x1b[31mred", "\u0085", strings.Repeat("x", 300), "9223372036854775808", "-1"}
+
+// TestSweepForms posts every form of the storefront and the console (the
+// POST routes, from app.GetRoutes) signed in, as a plain form and as htmx,
+// with each field in turn set to each hostile value, and with path ids
+// that cannot be: never a 5xx. Each route gets fresh rows, so one that
+// deletes (a pet, a key) does not blunt the next.
+func TestSweepForms(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		a := newTestAppOn(t, open)
+		b := a.signedIn(t)
+		ctx := context.Background()
+		routes := sweepRoutesOf(a.app, fiber.MethodPost)
+		if len(routes) < 10 {
+			t.Fatalf("only %d POST routes found: %v", len(routes), routes)
+		}
+		statuses := map[int]int{}
+		for i, route := range routes {
+			if route == "/staff/logout" || route == "/staff/login" {
+				continue // sign-in is another test's (console_auth_test.go); signing out would end the sweep
+			}
+			pet := a.seedPet("Sweep "+itoa(int64(i)), 50)
+			order, err := a.store.PlaceOrder(ctx, db.Owner{APIKeyID: a.custID}, db.NewOrder{PetID: &pet.ID, Quantity: ptr(int64(1))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, key := a.issueKey("sweep "+itoa(int64(i)), db.RoleCustomer, db.PlanFree, 0, 0)
+			valid := map[string]string{
+				"id":    itoa(order.ID), // the storefront's /orders/:id/cancel
+				"petId": itoa(pet.ID), "categoryId": itoa(pet.CategoryID),
+				"keyId": itoa(key.ID), "orderId": itoa(order.ID),
+			}
+			fields := map[string]string{
+				"name": "Sweep " + itoa(int64(i)), "description": "Fine.", "role": db.RoleCustomer, "plan": db.PlanFree,
+				"status": db.StatusAvailable, "categoryId": itoa(pet.CategoryID), "quantity": "1", "pet_id": itoa(pet.ID),
+			}
+			// The token of the area the route belongs to.
+			if strings.HasPrefix(route, "/staff") {
+				b.get("/staff/").wantStatus(http.StatusOK)
+			} else {
+				// The storefront hands htmx its token in hx-headers.
+				hx, _ := b.get("/").wantStatus(http.StatusOK).find("body").Attr("hx-headers")
+				var h map[string]string
+				if err := json.Unmarshal([]byte(hx), &h); err != nil || h["X-CSRF-Token"] == "" {
+					t.Fatalf("the catalog carries no CSRF token: %q", hx)
+				}
+				b.csrf = h["X-CSRF-Token"]
+			}
+			post := func(path string, form url.Values) {
+				t.Helper()
+				for _, htmx := range []bool{false, true} {
+					p := b.send(http.MethodPost, path, form, htmx)
+					statuses[p.Status]++
+					if p.Status >= 500 {
+						t.Errorf("POST %s %v (htmx %v) → %d", sweepShort(path), sweepShort(fmt.Sprintf("%q", form)), htmx, p.Status)
+					}
+					delete(form, "_csrf")
+				}
+			}
+			path := sweepFill(t, route, valid, "")
+			for _, field := range sweepFields {
+				for _, v := range sweepTexts {
+					form := url.Values{}
+					for k, fine := range fields {
+						form.Set(k, fine)
+					}
+					form.Set(field, v)
+					post(path, form)
+				}
+			}
+			if sweepParam.MatchString(route) {
+				for _, bad := range sweepBadIDs {
+					post(sweepFill(t, route, valid, bad), url.Values{})
+				}
+			}
+		}
+		t.Logf("swept %d routes; answers by status: %v", len(routes), statuses)
+		// The forms were read, not stopped at the door: refused values are
+		// re-shown forms (422) and the rest succeeded or redirected.
+		if statuses[http.StatusUnprocessableEntity] == 0 || statuses[http.StatusForbidden] > len(sweepBadIDs)*4 {
+			t.Errorf("answers %v: the sweep did not get past CSRF to the forms", statuses)
+		}
+	})
+}
+
+// sweepFill puts ids into a route's parameters: bad in every one, or the
+// valid id of each when bad is "".
+func sweepFill(t *testing.T, route string, valid map[string]string, bad string) string {
+	t.Helper()
+	return sweepParam.ReplaceAllStringFunc(route, func(m string) string {
+		if bad != "" {
+			return bad
+		}
+		id, ok := valid[strings.TrimSuffix(strings.TrimPrefix(m, ":"), "?")]
+		if !ok {
+			t.Fatalf("route %s: no valid id for %s; add one to the sweep", route, m)
+		}
+		return id
+	})
+}
+
 // sweepRoutes lists the app's GET routes outside the API (the fuzz targets
 // cover /api), sorted and without duplicates.
-func sweepRoutes(app *fiber.App) []string {
+func sweepRoutes(app *fiber.App) []string { return sweepRoutesOf(app, fiber.MethodGet) }
+
+// sweepRoutesOf lists the app's routes of one method outside the API.
+func sweepRoutesOf(app *fiber.App, method string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, r := range app.GetRoutes(true) {
-		if r.Method != fiber.MethodGet || r.Path == "/api" || strings.HasPrefix(r.Path, "/api/") || seen[r.Path] {
+		if r.Method != method || r.Path == "/api" || strings.HasPrefix(r.Path, "/api/") || seen[r.Path] {
 			continue
 		}
 		seen[r.Path] = true
