@@ -130,9 +130,11 @@ func testAbuseAPI(t *testing.T, open dbtest.Open) {
 
 // TestAbuseStoredVerbatim stores SQL and markup in names: they come back
 // exactly as sent, JSON-escaped in the JSON, and searching for them finds
-// them (and LIKE's wildcards are plain characters).
-func TestAbuseStoredVerbatim(t *testing.T) {
-	a := newTestApp(t)
+// them (and LIKE's wildcards are plain characters), on both databases.
+func TestAbuseStoredVerbatim(t *testing.T) { dbtest.Each(t, testAbuseStoredVerbatim) }
+
+func testAbuseStoredVerbatim(t *testing.T, open dbtest.Open) {
+	a := newTestAppOn(t, open)
 	rex := a.seedPet("Rex", 1)
 	hostile := []string{
 		`Robert'); DROP TABLE pets;--`,
@@ -182,9 +184,11 @@ func TestAbuseStoredVerbatim(t *testing.T) {
 }
 
 // TestAbuseEscapedInPages shows hostile names come out HTML-escaped on the
-// storefront and in the staff console.
-func TestAbuseEscapedInPages(t *testing.T) {
-	a := newTestApp(t)
+// storefront and in the staff console, on both databases.
+func TestAbuseEscapedInPages(t *testing.T) { dbtest.Each(t, testAbuseEscapedInPages) }
+
+func testAbuseEscapedInPages(t *testing.T, open dbtest.Open) {
+	a := newTestAppOn(t, open)
 	const evil = `<script>alert("pwned")</script><img src=x onerror=alert(1)>`
 	pet := a.seedPet(evil, 3)
 	a.issueKey(evil, "customer", "free", 0, 0)
@@ -253,9 +257,13 @@ func sendRaw(t *testing.T, addr string, head string, body io.Reader) (*response,
 // only the close. fasthttp forgets a request it cannot read, so these
 // answers cannot tell an API call from a page: they are the Error object.
 // With both Content-Length and chunked coding the chunked body wins (RFC
-// 9112 §6.3): a balancer in front must not read it the other way.
-func TestAbuseWire(t *testing.T) {
-	a := newTestApp(t)
+// 9112 §6.3): a balancer in front must not read it the other way. It runs
+// on both databases, as the smuggling case writes. (The slow-client and
+// reset tests below never reach a handler, so SQLite serves them alone.)
+func TestAbuseWire(t *testing.T) { dbtest.Each(t, testAbuseWire) }
+
+func testAbuseWire(t *testing.T, open dbtest.Open) {
+	a := newTestAppOn(t, open)
 	addr := strings.TrimPrefix(a.listen(), "http://")
 	key := "X-API-Key: " + a.staff
 	ctJSON := "Content-Type: application/json"
