@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/lib/pq"
 )
@@ -33,11 +32,7 @@ func (c *NewCategory) Validate() error {
 		checkName(&p, "name", c.Name)
 	}
 	if c.Description != nil {
-		if !utf8.ValidString(*c.Description) {
-			p.Add("description", "must be valid UTF-8")
-		} else if utf8.RuneCountInString(*c.Description) > MaxDescriptionLen {
-			p.Add("description", "must be at most %d characters", MaxDescriptionLen)
-		}
+		checkDescription(&p, "description", *c.Description, MaxDescriptionLen)
 	}
 	return p.Err()
 }

@@ -72,6 +72,9 @@ const petFrom = ` FROM pets p JOIN inventory i ON i.pet_id = p.id JOIN categorie
 
 // FindPets lists live pets by id and reports whether more follow.
 func (s *Store) FindPets(ctx context.Context, f PetFilter) ([]*Pet, bool, error) {
+	if SearchProblem(f.Query) != "" {
+		return nil, false, nil // no name can match it
+	}
 	var w where
 	w.add("p.deleted_at IS NULL")
 	if len(f.Statuses) > 0 {

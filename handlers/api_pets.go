@@ -35,6 +35,9 @@ func (h *Handler) apiListPets(c *fiber.Ctx) error {
 	if len(f.Query) > db.MaxNameLen*4 {
 		return web.BadParam("q", "must be at most %d characters", db.MaxNameLen)
 	}
+	if msg := db.SearchProblem(f.Query); msg != "" {
+		return web.BadParam("q", "%s", msg)
+	}
 	pets, more, err := h.Store.FindPets(c.UserContext(), f)
 	if err != nil {
 		return err

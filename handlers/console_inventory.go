@@ -106,7 +106,9 @@ func (h *Handler) consoleInventory(c *fiber.Ctx) error {
 	return web.Render(c, console.InventoryPage(ch, v), console.InventoryRows(v))
 }
 
-// consoleInventoryRow is one row, for its live refresh.
+// consoleInventoryRow is one row, for its live refresh. The row's address
+// opened as a page (a new tab, a bookmark) redirects to the inventory page
+// starting at that pet, scrolled to its row: a row alone is no page.
 func (h *Handler) consoleInventoryRow(c *fiber.Ctx) error {
 	id, err := web.PathID(c, "petId")
 	if err != nil {
@@ -115,6 +117,9 @@ func (h *Handler) consoleInventoryRow(c *fiber.Ctx) error {
 	p, err := h.Store.FindPetByID(c.UserContext(), id)
 	if err != nil {
 		return err
+	}
+	if !web.IsHTMX(c) {
+		return c.Redirect(inventoryFilter{}.url(id-1)+"#inv-"+strconv.FormatInt(id, 10), fiber.StatusSeeOther)
 	}
 	return web.Render(c, nil, console.InventoryLine(console.InventoryRow{Pet: p, CSRF: web.CSRFToken(c), Value: strconv.FormatInt(p.Stock, 10)}))
 }

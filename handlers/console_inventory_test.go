@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"petstore/db"
+	"petstore/db/dbtest"
 )
 
 func TestConsoleInventory(t *testing.T) {
@@ -128,6 +129,36 @@ func TestConsoleInventory(t *testing.T) {
 		p = b.post("/staff/inventory/"+itoa(rex.ID), url.Values{"quantity": {"-5"}}).wantRedirect("/staff/inventory")
 		b.follow(p).wantText("flash", "quantity must be between 0 and 1000000")
 		wantStock(t, a, rex.ID, db.StatusAvailable, 5)
+	})
+}
+
+// TestConsoleInventoryRowAsPage opens a row's live-refresh address as a
+// page (a new tab, no HX-Request): it used to panic into a 500; it now
+// redirects to the inventory page starting at that pet, scrolled to its
+// row. An unknown pet is the 404 page, on both databases.
+func TestConsoleInventoryRowAsPage(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		a := newTestAppOn(t, open)
+		b := a.signedIn(t)
+		a.seedPet("Rex", 3)
+		fido := a.seedPet("Fido", 2)
+		a.seedPet("Tom", 1)
+
+		p := b.get("/staff/inventory/" + itoa(fido.ID))
+		p.wantRedirect("/staff/inventory?after=" + itoa(fido.ID-1) + "#inv-" + itoa(fido.ID))
+		p = b.follow(p).wantStatus(http.StatusOK)
+		if p.find("html main").Length() != 1 {
+			t.Fatalf("not a whole page:\n%s", p.Body)
+		}
+		if id, _ := p.id("inventory-row").First().Attr("data-pet-id"); id != itoa(fido.ID) {
+			t.Errorf("first row is pet %s, want %d (Fido)", id, fido.ID)
+		}
+		b.get("/staff/inventory/9999999").wantStatus(http.StatusNotFound)
+		// htmx still gets the row alone.
+		p = b.hx("/staff/inventory/" + itoa(fido.ID)).wantStatus(http.StatusOK)
+		if p.find("html main").Length() != 0 || p.find("#inv-"+itoa(fido.ID)).Length() != 1 {
+			t.Fatalf("htmx answer is not the row:\n%s", p.Body)
+		}
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +26,9 @@ import (
 // belongs to, a body that is not UTF-8 JSON is a 400, and every exchange
 // passes the OpenAPI contract check (a request the document rejects must
 // not succeed). Their seed corpora (testdata/fuzz/FuzzXxx) run as ordinary
-// tests; `go test -fuzz FuzzNewPet ./handlers` explores further.
+// tests; `go test -fuzz FuzzNewPet ./handlers` explores further. Every
+// input goes to the app on SQLite and on PostgreSQL (required in CI),
+// whose text cannot hold NUL or bytes that are not UTF-8.
 
 // statusOfCode is SPEC §2's table of error codes.
 var statusOfCode = map[string]int{
@@ -36,19 +39,35 @@ var statusOfCode = map[string]int{
 	"unsupported_media_type": 415, "validation_failed": 422, "idempotency_key_reused": 422, "rate_limited": 429,
 }
 
-// fuzzApp is the real app for one fuzz target, built once per target (not
-// per input) on a fresh SQLite file, with targets for the path ids.
+// fuzzApp is the real app for one fuzz target on one database, built once
+// per target (not per input), with targets for the path ids.
 type fuzzApp struct {
 	*testApp
+	db                   string // which database: named in failures
 	pet, order, spareKey int64
+}
+
+// newFuzzApps builds the app for a fuzz target on SQLite and, when it is
+// configured (always in CI), on PostgreSQL. dbtest.Each cannot serve here:
+// a fuzz target has one f.Fuzz, so every input is sent to each app in turn.
+func newFuzzApps(f *testing.F) []*fuzzApp {
+	f.Helper()
+	apps := []*fuzzApp{newFuzzApp(f, "sqlite", dbtest.SQLite)}
+	if os.Getenv(dbtest.PostgresEnv) == "" && os.Getenv("CI") != "true" {
+		f.Logf("%s not set: fuzzing on SQLite only", dbtest.PostgresEnv)
+		return apps
+	}
+	return append(apps, newFuzzApp(f, "postgres", dbtest.Postgres))
 }
 
 // newFuzzApp builds the app the way newTestApp does, but for a *testing.F:
 // a staff key whose limits no fuzzing run exhausts, a pet with plenty of
-// stock, an order and a spare key for PATCH /keys to change.
-func newFuzzApp(f *testing.F) *fuzzApp {
+// stock, an order and a spare key for PATCH /keys to change. Its clock
+// stands at the real present, GET /pets/{petId} between its deprecation
+// and its sunset.
+func newFuzzApp(f *testing.F, name string, open dbtest.Open) *fuzzApp {
 	f.Helper()
-	store := dbtest.SQLite(f)
+	store := open(f)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	hub := events.NewHub(store, logger)
 	store.OnEvent(hub.Wake)
@@ -61,7 +80,7 @@ func newFuzzApp(f *testing.F) *fuzzApp {
 		Sessions: web.NewSessions([][]byte{[]byte("0123456789abcdef0123456789abcdef")}),
 		Config:   deprecation(clk),
 	}
-	a := &fuzzApp{testApp: &testApp{app: handlers.NewApp(h), store: store, handler: h, clock: clk, start: clk.Now()}}
+	a := &fuzzApp{testApp: &testApp{app: handlers.NewApp(h), store: store, handler: h, clock: clk, start: clk.Now()}, db: name}
 	ctx := context.Background()
 	key := func(name, role string) (string, int64) {
 		plan, lots := db.PlanEnterprise, int64(1_000_000_000)
@@ -114,22 +133,25 @@ func checkAnswer(t *testing.T, what string, r *response) {
 // fuzzBody runs a target that sends each input as the JSON body of
 // method path(a), with a staff key.
 func fuzzBody(f *testing.F, method string, path func(a *fuzzApp) string, valid string) {
-	a := newFuzzApp(f)
+	apps := newFuzzApps(f)
 	f.Add([]byte(valid))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		a.t = t
 		if body == nil {
 			body = []byte{} // an empty body still says it is JSON
 		}
-		p := path(a)
-		r := a.do(req{method: method, path: p, key: a.staff, body: body})
-		checkAnswer(t, method+" "+p, r)
-		malformed := !utf8.Valid(body) || !json.Valid(body)
-		if malformed && len(body) <= web.MaxBody && r.Status != 400 {
-			t.Fatalf("%s %s with a body that is not UTF-8 JSON → %d, want 400: %q", method, p, r.Status, body)
-		}
-		if len(body) > web.MaxBody && r.Status != 413 {
-			t.Fatalf("%s %s with %d bytes → %d, want 413", method, p, len(body), r.Status)
+		for _, a := range apps {
+			a.t = t
+			p := path(a)
+			what := a.db + ": " + method + " " + p
+			r := a.do(req{method: method, path: p, key: a.staff, body: body})
+			checkAnswer(t, what, r)
+			malformed := !utf8.Valid(body) || !json.Valid(body)
+			if malformed && len(body) <= web.MaxBody && r.Status != 400 {
+				t.Fatalf("%s with a body that is not UTF-8 JSON → %d, want 400: %q", what, r.Status, body)
+			}
+			if len(body) > web.MaxBody && r.Status != 413 {
+				t.Fatalf("%s with %d bytes → %d, want 413", what, len(body), r.Status)
+			}
 		}
 	})
 }
@@ -186,10 +208,9 @@ func FuzzUpdateAPIKey(f *testing.F) {
 // FuzzQuery fuzzes the query parameters of every list operation: each
 // input is sent, properly encoded, to all of them.
 func FuzzQuery(f *testing.F) {
-	a := newFuzzApp(f)
+	apps := newFuzzApps(f)
 	f.Add("20", "", "available", "1", "rex", "1,2", "true", "1")
 	f.Fuzz(func(t *testing.T, limit, cursor, status, categoryID, q, ids, complete, petID string) {
-		a.t = t
 		query := func(kv ...string) string {
 			v := url.Values{}
 			for i := 0; i < len(kv); i += 2 {
@@ -200,17 +221,20 @@ func FuzzQuery(f *testing.F) {
 			return v.Encode()
 		}
 		page := []string{"limit", limit, "cursor", cursor}
-		for _, path := range []string{
-			"/api/pets?" + query(append(page, "status", status, "categoryId", categoryID, "q", q, "ids", ids)...),
-			"/api/store/orders?" + query(append(page, "complete", complete, "petId", petID)...),
-			"/api/store/inventory?" + query(append(page, "status", status)...),
-			"/api/categories?" + query(page...),
-			"/api/keys?" + query(page...),
-		} {
-			r := a.do(req{method: "GET", path: path, key: a.staff})
-			checkAnswer(t, "GET "+path, r)
-			if r.Status == 200 && !strings.HasPrefix(string(r.Body), "[") {
-				t.Fatalf("GET %s → 200 that is not a list: %s", path, r.Body)
+		for _, a := range apps {
+			a.t = t
+			for _, path := range []string{
+				"/api/pets?" + query(append(page, "status", status, "categoryId", categoryID, "q", q, "ids", ids)...),
+				"/api/store/orders?" + query(append(page, "complete", complete, "petId", petID)...),
+				"/api/store/inventory?" + query(append(page, "status", status)...),
+				"/api/categories?" + query(page...),
+				"/api/keys?" + query(page...),
+			} {
+				r := a.do(req{method: "GET", path: path, key: a.staff})
+				checkAnswer(t, a.db+": GET "+path, r)
+				if r.Status == 200 && !strings.HasPrefix(string(r.Body), "[") {
+					t.Fatalf("%s: GET %s → 200 that is not a list: %s", a.db, path, r.Body)
+				}
 			}
 		}
 	})
@@ -220,10 +244,9 @@ func FuzzQuery(f *testing.F) {
 // GET /store/orders: repeated, empty and oddly escaped parameters. Only
 // bytes a request line cannot carry are escaped.
 func FuzzRawQuery(f *testing.F) {
-	a := newFuzzApp(f)
+	apps := newFuzzApps(f)
 	f.Add("status=available&status=sold&limit=1")
 	f.Fuzz(func(t *testing.T, raw string) {
-		a.t = t
 		var b strings.Builder
 		for _, c := range []byte(raw) {
 			if c <= ' ' || c >= 0x7f || c == '#' {
@@ -232,9 +255,12 @@ func FuzzRawQuery(f *testing.F) {
 			}
 			b.WriteByte(c)
 		}
-		for _, path := range []string{"/api/pets?" + b.String(), "/api/store/orders?" + b.String()} {
-			r := a.do(req{method: "GET", path: path, key: a.staff})
-			checkAnswer(t, "GET "+path, r)
+		for _, a := range apps {
+			a.t = t
+			for _, path := range []string{"/api/pets?" + b.String(), "/api/store/orders?" + b.String()} {
+				r := a.do(req{method: "GET", path: path, key: a.staff})
+				checkAnswer(t, a.db+": GET "+path, r)
+			}
 		}
 	})
 }

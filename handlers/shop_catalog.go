@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -33,10 +35,14 @@ func (h *Handler) shopCatalog(c *fiber.Ctx) error {
 		pf.Statuses = []string{f.Status}
 	}
 	ctx := c.UserContext()
+	// A search no name can match (control characters, bytes that are not
+	// UTF-8: a crafted link, not typing) finds nothing (Store.FindPets), and
+	// the search box shows each such character as U+FFFD.
 	pets, more, err := h.Store.FindPets(ctx, pf)
 	if err != nil {
 		return err
 	}
+	f.Query = printable(f.Query)
 	v := shop.Catalog{Filter: f, Pets: pets, Continued: page.AfterID > 0, FirstURL: catalogURL(f, 0)}
 	if more && len(pets) > 0 {
 		v.NextURL = catalogURL(f, pets[len(pets)-1].ID)
@@ -57,9 +63,12 @@ func (h *Handler) shopCatalog(c *fiber.Ctx) error {
 }
 
 // catalogFilter reads the catalog's query. An over-long search is cut to
-// the longest name; a category or status that cannot be is a 400.
+// the longest name; a category or status that cannot be is a 400. Only
+// spaces are trimmed, not control characters (a tab, U+0085), which keep
+// a search from matching anything, as in a name.
 func catalogFilter(c *fiber.Ctx) (shop.CatalogFilter, error) {
-	f := shop.CatalogFilter{Query: truncateRunes(strings.TrimSpace(c.Query("q")), db.MaxNameLen)}
+	q := strings.TrimFunc(c.Query("q"), func(r rune) bool { return unicode.IsSpace(r) && !unicode.IsControl(r) })
+	f := shop.CatalogFilter{Query: truncateRunes(q, db.MaxNameLen)}
 	if s := c.Query("category"); s != "" {
 		id, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || id < 1 {
@@ -96,6 +105,17 @@ func catalogURL(f shop.CatalogFilter, afterID int64) string {
 		return "/"
 	}
 	return "/?" + q.Encode()
+}
+
+// printable replaces what a page should not echo, control characters and
+// bytes that are not UTF-8, with U+FFFD.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return utf8.RuneError
+		}
+		return r
+	}, strings.ToValidUTF8(s, string(utf8.RuneError)))
 }
 
 // truncateRunes cuts s to at most n runes, without an ellipsis.

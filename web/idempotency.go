@@ -38,6 +38,9 @@ func Idempotency(store IdempotencyStore, logger *slog.Logger) fiber.Handler {
 		if len(key) > MaxIdempotencyKey {
 			return BadRequest("Idempotency-Key must be at most %d characters.", MaxIdempotencyKey)
 		}
+		if !printableASCII(key) {
+			return BadRequest("Idempotency-Key must be printable ASCII (a UUID, for example).")
+		}
 		sum := sha256.New()
 		sum.Write([]byte(c.Method() + " " + c.Path() + "\n"))
 		sum.Write(c.Body())
@@ -101,4 +104,17 @@ func replayBody(c *fiber.Ctx, stored *db.StoredResponse) []byte {
 		return stored.Body
 	}
 	return b
+}
+
+// printableASCII reports whether s holds only the characters of a
+// structured-field string (draft-ietf-httpapi-idempotency-key-header):
+// the key is stored as text, which in PostgreSQL cannot hold NUL or bytes
+// that are not UTF-8, and a header may carry both.
+func printableASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }

@@ -1,0 +1,277 @@
+package handlers_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"petstore/db"
+	"petstore/db/dbtest"
+)
+
+// The sweep requests every GET route of the storefront and the console,
+// taken from the app itself (app.GetRoutes), so a route added later is
+// swept without anyone remembering to: as a page and as htmx, signed in to
+// the console and not, with path ids that exist, that do not and that
+// cannot, and with hostile query strings. Whatever it sends, the answer is
+// never a 5xx: a panic is recovered into a 500, so that catches panics too.
+
+// sweepBadIDs are path ids no route can accept.
+var sweepBadIDs = []string{
+	"abc", "-1", "0", "1e3", "%00", "%ff", "%20",
+	strings.Repeat("x", 300), strings.Repeat("7", 300),
+	"9223372036854775808", // int64 overflow
+}
+
+// sweepQueries are hostile query strings: text the database cannot hold
+// (NUL, bytes that are not UTF-8, control characters), broken cursors and
+// numbers, for the parameters the pages read and for some they do not.
+var sweepQueries = []string{
+	"q=%00", "q=a%00b", "q=%ff%fe", "q=a%01b%7f", "q=%c3", "q=" + strings.Repeat("%e2%80%ae", 200),
+	"status=%ff", "status=%00", "status=available%00", "state=%ff", "sort=%00",
+	"cursor=garbage", "cursor=%00", "cursor=djE6LTE", "cursor=djE6OTIyMzM3MjAzNjg1NDc3NTgwOA",
+	"limit=-1", "limit=1e3", "limit=%00",
+	"category=%00", "category=-1", "category=9223372036854775808",
+	"after=abc", "after=%00", "before=-1", "pet=%ff", "revoked=%00",
+	"next=%00", "next=%ff", "lastEventId=%00", "lastEventId=-1",
+	"q=%00&status=%ff&cursor=%00&limit=-1&category=%00",
+}
+
+// sweepParam matches a route's path parameters (":petId", ":id?").
+var sweepParam = regexp.MustCompile(`:[A-Za-z]+\??|\*|\+`)
+
+func TestSweepPages(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		a := newTestAppOn(t, open)
+		pet := a.seedPet("Rex", 3)
+		ctx := context.Background()
+		order, err := a.store.PlaceOrder(ctx, db.Owner{APIKeyID: a.custID}, db.NewOrder{PetID: &pet.ID, Quantity: ptr(int64(1))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The valid id of every path parameter the pages use: a route
+		// with a parameter not listed here fails the sweep until it is.
+		valid := map[string]string{
+			"id": itoa(pet.ID), "petId": itoa(pet.ID), "categoryId": itoa(pet.CategoryID),
+			"keyId": itoa(a.custID), "orderId": itoa(order.ID),
+		}
+		signedIn := a.signedIn(t) // before listening: it uses app.Test
+		var cookies []*http.Cookie
+		for _, c := range signedIn.cookies {
+			cookies = append(cookies, c)
+		}
+		base := a.listen()
+		client := &http.Client{
+			Timeout:       20 * time.Second,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
+
+		routes := sweepRoutes(a.app)
+		if len(routes) < 10 {
+			t.Fatalf("only %d GET routes found: %v", len(routes), routes)
+		}
+		t.Logf("GET routes: %v", routes)
+		requests := 0
+		for _, route := range routes {
+			var paths []string
+			if !sweepParam.MatchString(route) {
+				paths = []string{route}
+			} else {
+				paths = append(paths, sweepFill(t, route, valid, ""), sweepFill(t, route, valid, "9999999"))
+				for _, bad := range sweepBadIDs {
+					paths = append(paths, sweepFill(t, route, valid, bad))
+				}
+			}
+			// Hostile queries go to the route with valid ids, where the
+			// handler gets as far as reading them.
+			first := paths[0]
+			for _, q := range sweepQueries {
+				paths = append(paths, first+"?"+q)
+			}
+			for _, path := range paths {
+				for _, signed := range []bool{false, true} {
+					for _, htmx := range []bool{false, true} {
+						requests++
+						status := sweepGet(t, client, base+path, htmx, signed, cookies)
+						if status >= 500 {
+							t.Errorf("GET %s (htmx %v, signed in %v) → %d", sweepShort(path), htmx, signed, status)
+						}
+					}
+				}
+			}
+		}
+		t.Logf("swept %d routes with %d requests", len(routes), requests)
+	})
+}
+
+// sweepFields are the form fields the storefront and the console read,
+// with a valid value each (ids are filled in per route); a field a route
+// does not read is ignored by it.
+var sweepFields = []string{"name", "description", "role", "plan", "perMinute", "perDay", "status", "categoryId", "quantity", "pet_id"}
+
+// sweepTexts are hostile form values: what PostgreSQL's text cannot hold,
+// control characters, a value past every limit and numbers no field takes.
+var sweepTexts = []string{"\x00", "a\x00b", "\xff\xfe", "R\xc3", "\x1b[31mred", "\u0085", strings.Repeat("x", 300), "9223372036854775808", "-1"}
+
+// TestSweepForms posts every form of the storefront and the console (the
+// POST routes, from app.GetRoutes) signed in, as a plain form and as htmx,
+// with each field in turn set to each hostile value, and with path ids
+// that cannot be: never a 5xx. Each route gets fresh rows, so one that
+// deletes (a pet, a key) does not blunt the next.
+func TestSweepForms(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		a := newTestAppOn(t, open)
+		b := a.signedIn(t)
+		ctx := context.Background()
+		routes := sweepRoutesOf(a.app, fiber.MethodPost)
+		if len(routes) < 10 {
+			t.Fatalf("only %d POST routes found: %v", len(routes), routes)
+		}
+		statuses := map[int]int{}
+		for i, route := range routes {
+			if route == "/staff/logout" || route == "/staff/login" {
+				continue // sign-in is another test's (console_auth_test.go); signing out would end the sweep
+			}
+			pet := a.seedPet("Sweep "+itoa(int64(i)), 50)
+			order, err := a.store.PlaceOrder(ctx, db.Owner{APIKeyID: a.custID}, db.NewOrder{PetID: &pet.ID, Quantity: ptr(int64(1))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, key := a.issueKey("sweep "+itoa(int64(i)), db.RoleCustomer, db.PlanFree, 0, 0)
+			valid := map[string]string{
+				"id":    itoa(order.ID), // the storefront's /orders/:id/cancel
+				"petId": itoa(pet.ID), "categoryId": itoa(pet.CategoryID),
+				"keyId": itoa(key.ID), "orderId": itoa(order.ID),
+			}
+			fields := map[string]string{
+				"name": "Sweep " + itoa(int64(i)), "description": "Fine.", "role": db.RoleCustomer, "plan": db.PlanFree,
+				"status": db.StatusAvailable, "categoryId": itoa(pet.CategoryID), "quantity": "1", "pet_id": itoa(pet.ID),
+			}
+			// The token of the area the route belongs to.
+			if strings.HasPrefix(route, "/staff") {
+				b.get("/staff/").wantStatus(http.StatusOK)
+			} else {
+				// The storefront hands htmx its token in hx-headers.
+				hx, _ := b.get("/").wantStatus(http.StatusOK).find("body").Attr("hx-headers")
+				var h map[string]string
+				if err := json.Unmarshal([]byte(hx), &h); err != nil || h["X-CSRF-Token"] == "" {
+					t.Fatalf("the catalog carries no CSRF token: %q", hx)
+				}
+				b.csrf = h["X-CSRF-Token"]
+			}
+			post := func(path string, form url.Values) {
+				t.Helper()
+				for _, htmx := range []bool{false, true} {
+					p := b.send(http.MethodPost, path, form, htmx)
+					statuses[p.Status]++
+					if p.Status >= 500 {
+						t.Errorf("POST %s %v (htmx %v) → %d", sweepShort(path), sweepShort(fmt.Sprintf("%q", form)), htmx, p.Status)
+					}
+					delete(form, "_csrf")
+				}
+			}
+			path := sweepFill(t, route, valid, "")
+			for _, field := range sweepFields {
+				for _, v := range sweepTexts {
+					form := url.Values{}
+					for k, fine := range fields {
+						form.Set(k, fine)
+					}
+					form.Set(field, v)
+					post(path, form)
+				}
+			}
+			if sweepParam.MatchString(route) {
+				for _, bad := range sweepBadIDs {
+					post(sweepFill(t, route, valid, bad), url.Values{})
+				}
+			}
+		}
+		t.Logf("swept %d routes; answers by status: %v", len(routes), statuses)
+		// The forms were read, not stopped at the door: refused values are
+		// re-shown forms (422) and the rest succeeded or redirected.
+		if statuses[http.StatusUnprocessableEntity] == 0 || statuses[http.StatusForbidden] > len(sweepBadIDs)*4 {
+			t.Errorf("answers %v: the sweep did not get past CSRF to the forms", statuses)
+		}
+	})
+}
+
+// sweepFill puts ids into a route's parameters: bad in every one, or the
+// valid id of each when bad is "".
+func sweepFill(t *testing.T, route string, valid map[string]string, bad string) string {
+	t.Helper()
+	return sweepParam.ReplaceAllStringFunc(route, func(m string) string {
+		if bad != "" {
+			return bad
+		}
+		id, ok := valid[strings.TrimSuffix(strings.TrimPrefix(m, ":"), "?")]
+		if !ok {
+			t.Fatalf("route %s: no valid id for %s; add one to the sweep", route, m)
+		}
+		return id
+	})
+}
+
+// sweepRoutes lists the app's GET routes outside the API (the fuzz targets
+// cover /api), sorted and without duplicates.
+func sweepRoutes(app *fiber.App) []string { return sweepRoutesOf(app, fiber.MethodGet) }
+
+// sweepRoutesOf lists the app's routes of one method outside the API.
+func sweepRoutesOf(app *fiber.App, method string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range app.GetRoutes(true) {
+		if r.Method != method || r.Path == "/api" || strings.HasPrefix(r.Path, "/api/") || seen[r.Path] {
+			continue
+		}
+		seen[r.Path] = true
+		out = append(out, r.Path)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// sweepGet makes one request and returns its status. A stream (the
+// console's events) is closed once its headers arrive.
+func sweepGet(t *testing.T, client *http.Client, url string, htmx, signed bool, cookies []*http.Cookie) int {
+	t.Helper()
+	r, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatalf("GET %s: %v", sweepShort(url), err)
+	}
+	if htmx {
+		r.Header.Set("HX-Request", "true")
+	}
+	if signed {
+		for _, c := range cookies {
+			r.AddCookie(c)
+		}
+	}
+	res, err := client.Do(r)
+	if err != nil {
+		t.Fatalf("GET %s: %v", sweepShort(url), err)
+	}
+	defer res.Body.Close()
+	if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		_, _ = io.Copy(io.Discard, res.Body)
+	}
+	return res.StatusCode
+}
+
+// sweepShort keeps failure messages readable when a path is 300 characters.
+func sweepShort(s string) string {
+	if len(s) > 120 {
+		return fmt.Sprintf("%s…(%d bytes)", s[:120], len(s))
+	}
+	return s
+}
