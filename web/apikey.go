@@ -29,9 +29,12 @@ func PlainKey(c *fiber.Ctx) string {
 // APIKey resolves the presented key, if any, before the limiter runs (so
 // the limiter can count by key) without refusing anything itself: a bad key
 // is refused by RequireKey after the request has been counted against the
-// client's IP.
+// client's IP. The request's context reads the change counter of keys and
+// bans once (db.WithAuthSnapshot): the key lookup and the limiter's ban
+// check share that read.
 func APIKey(auth KeyAuthenticator) fiber.Handler {
 	return func(c *fiber.Ctx) error {
+		c.SetUserContext(db.WithAuthSnapshot(c.UserContext()))
 		if err := ResolveKey(c, auth); err != nil {
 			return err
 		}

@@ -54,7 +54,7 @@ func newServer(t *testing.T, src Source, o serverOptions) (*Hub, string, *fiber.
 		DisableStartupMessage: true,
 		ErrorHandler:          errorHandler,
 	})
-	app.Get("/api/events", h.Serve)
+	app.Get("/api/events", func(c *fiber.Ctx) error { return h.Serve(c, nil) })
 	ln := o.listener
 	if ln == nil {
 		var err error

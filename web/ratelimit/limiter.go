@@ -8,9 +8,8 @@ import (
 
 // Defaults of Config, from SPEC §6.
 const (
-	DefaultStrikes     = 20
-	DefaultBanBase     = 15 * time.Minute
-	DefaultBanCacheTTL = time.Second
+	DefaultStrikes = 20
+	DefaultBanBase = 15 * time.Minute
 )
 
 const (
@@ -33,10 +32,6 @@ type Config struct {
 	// BanBase is the first ban's length (PETSTORE_BAN_DURATION); each
 	// earlier ban in the last 24 hours doubles it, up to 24 hours. Default 15m.
 	BanBase time.Duration
-	// BanCacheTTL is how long this process trusts what the BanStore said
-	// about a subject: a ban set by another instance applies here within
-	// it. Default 1s.
-	BanCacheTTL time.Duration
 	// Now is the clock; default time.Now. Tests pin it.
 	Now func() time.Time
 }
@@ -76,11 +71,7 @@ func New(cfg Config) *Limiter {
 	if l.now == nil {
 		l.now = time.Now
 	}
-	ttl := cfg.BanCacheTTL
-	if ttl <= 0 {
-		ttl = DefaultBanCacheTTL
-	}
-	l.cache = newBanCache(ttl)
+	l.cache = newBanCache()
 	return l
 }
 
@@ -156,28 +147,33 @@ func (l *Limiter) LiftBan(ctx context.Context, subject string) error {
 	if err := l.bans.LiftBan(ctx, subject, now); err != nil {
 		return fmt.Errorf("ratelimit: lift ban: %w", err)
 	}
-	l.cache.set(subject, time.Time{}, now)
+	l.cache.forget(subject)
 	if err := l.store.ClearStrikes(ctx, subject, now); err != nil {
 		return fmt.Errorf("ratelimit: %w", err)
 	}
 	return nil
 }
 
-// activeBan answers from the cache while it is fresh, else from the
-// BanStore, refreshing the cache.
+// activeBan answers from the cache while the BanStore's version is the
+// one the entry was read at, else from the BanStore, refreshing the cache.
+// The version is read first: an entry never claims a newer version than
+// the answer it holds.
 func (l *Limiter) activeBan(ctx context.Context, subject string, now time.Time) (time.Time, bool, error) {
-	until, fresh := l.cache.get(subject, now)
-	if !fresh {
-		var ok bool
-		var err error
-		until, ok, err = l.bans.ActiveBan(ctx, subject, now)
+	version, err := l.bans.BanVersion(ctx)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("ratelimit: ban version: %w", err)
+	}
+	until, ok := l.cache.get(subject, version)
+	if !ok {
+		var banned bool
+		until, banned, err = l.bans.ActiveBan(ctx, subject, now)
 		if err != nil {
 			return time.Time{}, false, fmt.Errorf("ratelimit: active ban: %w", err)
 		}
-		if !ok {
+		if !banned {
 			until = time.Time{}
 		}
-		l.cache.set(subject, until, now)
+		l.cache.set(subject, until, version)
 	}
 	return until, until.After(now), nil
 }
@@ -203,7 +199,7 @@ func (l *Limiter) startBan(ctx context.Context, subject string, now time.Time) (
 			return time.Time{}, false, fmt.Errorf("ratelimit: create ban: %w", err)
 		}
 	}
-	l.cache.set(subject, until, now)
+	l.cache.forget(subject)
 	return until, !ok, nil
 }
 
