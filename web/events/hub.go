@@ -125,6 +125,7 @@ func NewHub(src Source, logger *slog.Logger) *Hub {
 		PageSize:     500,
 		Buffer:       1024,
 		WriteTimeout: 10 * time.Second,
+		AuthInterval: 10 * time.Second,
 		src:          src,
 		log:          logger,
 		wake:         make(chan struct{}, 1),
