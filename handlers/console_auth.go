@@ -206,6 +206,13 @@ func (h *Handler) consoleLogin(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	// Signing in again ends the sign-in this cookie held, so that no copy
+	// of the old cookie outlives the next sign-out.
+	if old, _ := sess.Values[keyStaffSession].(string); old != "" {
+		if err := h.Store.EndStaffSession(ctx, old); err != nil {
+			return err
+		}
+	}
 	sid, err := h.Store.CreateStaffSession(ctx, u.ID, consoleSessionTTL)
 	if err != nil {
 		return err
