@@ -182,9 +182,9 @@ func (l *Limiter) activeBan(ctx context.Context, subject string, now time.Time) 
 // this call created the ban. The length doubles for each ban in the last
 // 24 hours that was not lifted.
 func (l *Limiter) startBan(ctx context.Context, subject string, now time.Time) (until time.Time, created bool, err error) {
-	// Another instance may have banned the subject a moment ago, before our
-	// cache could know: join that ban instead of stacking a second one,
-	// which would also double the next.
+	// Another instance may have banned the subject since this request read
+	// its ban state: join that ban instead of stacking a second one, which
+	// would also double the next.
 	until, ok, err := l.bans.ActiveBan(ctx, subject, now)
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("ratelimit: active ban: %w", err)
