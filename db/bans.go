@@ -42,13 +42,21 @@ func (s *Store) ActiveBans(ctx context.Context) (map[string]time.Time, error) {
 	return m, nil
 }
 
-// CreateBan records a ban from start until until.
+// CreateBan records a ban from start until until, and bumps the change
+// counter so every instance's ban cache sees it on its next request.
 func (s *Store) CreateBan(ctx context.Context, subject string, start, until time.Time) error {
-	_, err := s.exec(ctx, `INSERT INTO bans (subject, started_at, ends_at) VALUES ($1, $2, $3)`, subject, start.UTC(), until.UTC())
+	tx, err := s.begin(ctx)
 	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.exec(ctx, `INSERT INTO bans (subject, started_at, ends_at) VALUES ($1, $2, $3)`, subject, start.UTC(), until.UTC()); err != nil {
 		return fmt.Errorf("create ban: %w", err)
 	}
-	return nil
+	if err := tx.bumpAuthVersion(ctx); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // CountBans counts the subject's bans started after since that were not lifted.
@@ -62,11 +70,19 @@ func (s *Store) CountBans(ctx context.Context, subject string, since time.Time) 
 }
 
 // LiftBan ends the subject's bans in force at now. Lifted bans do not
-// count toward later doubling.
+// count toward later doubling. It bumps the change counter so every
+// instance's ban cache sees the lift on its next request.
 func (s *Store) LiftBan(ctx context.Context, subject string, now time.Time) error {
-	_, err := s.exec(ctx, `UPDATE bans SET lifted_at = $1 WHERE subject = $2 AND lifted_at IS NULL AND ends_at > $1`, now.UTC(), subject)
+	tx, err := s.begin(ctx)
 	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.exec(ctx, `UPDATE bans SET lifted_at = $1 WHERE subject = $2 AND lifted_at IS NULL AND ends_at > $1`, now.UTC(), subject); err != nil {
 		return fmt.Errorf("lift ban: %w", err)
 	}
-	return nil
+	if err := tx.bumpAuthVersion(ctx); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

@@ -156,12 +156,25 @@ func (s *Store) CreateAPIKey(ctx context.Context, in NewAPIKey) (*APIKey, string
 	if err != nil {
 		return nil, "", err
 	}
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	defer tx.Rollback()
 	k := APIKey{Name: *in.Name, Prefix: plain[:12], Hash: HashKey(plain), Role: *in.Role, Plan: *in.Plan,
-		PerMinute: lim.PerMinute, PerDay: lim.PerDay, CreatedAt: s.Now().UTC()}
-	err = s.get(ctx, &k.ID, `INSERT INTO api_keys (name, prefix, hash, role, plan, per_minute, per_day, created_at)
+		PerMinute: lim.PerMinute, PerDay: lim.PerDay, CreatedAt: tx.now}
+	err = tx.get(ctx, &k.ID, `INSERT INTO api_keys (name, prefix, hash, role, plan, per_minute, per_day, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`, k.Name, k.Prefix, k.Hash, k.Role, k.Plan, k.PerMinute, k.PerDay, k.CreatedAt)
 	if err != nil {
 		return nil, "", fmt.Errorf("create key: %w", err)
+	}
+	// A new key changes no cached one, but a cache that remembered unknown
+	// hashes would need this: the counter covers every change to keys.
+	if err := tx.bumpAuthVersion(ctx); err != nil {
+		return nil, "", err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, "", err
 	}
 	return &k, plain, nil
 }
@@ -191,74 +204,112 @@ func (s *Store) FindAPIKeyByID(ctx context.Context, id int64) (*APIKey, error) {
 	return &k, s.fillBans(ctx, &k)
 }
 
-// keyCacheTTL is how long an authenticated key is trusted without asking
-// the database again. A revoke or change made through this instance applies
-// at once; one made through another instance within this time.
-const keyCacheTTL = 2 * time.Second
-
-// keyCache remembers live keys by hash: looking the key up on every request
-// was about a third of the CPU of a cached read.
+// keyCache remembers live keys by hash, with the change counter they were
+// read at (see auth_changes.go), for SQLite: looking the key up on every
+// request was about a third of the CPU of a cached read, while the counter
+// is one integer of a one-row table. Entries of another counter are never
+// used.
 type keyCache struct {
-	mu sync.Mutex
-	m  map[string]cachedKey
+	mu      sync.Mutex
+	version int64
+	m       map[string]APIKey
 }
 
-type cachedKey struct {
-	key   APIKey
-	until time.Time
-}
-
-func (c *keyCache) get(hash string, now time.Time) (*APIKey, bool) {
+func (c *keyCache) get(hash string, version int64) (*APIKey, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.m[hash]
-	if !ok || now.After(e.until) {
+	k, ok := c.m[hash]
+	if !ok || version != c.version {
 		return nil, false
 	}
-	k := e.key
 	return &k, true
 }
 
-func (c *keyCache) put(hash string, k *APIKey, now time.Time) {
+func (c *keyCache) put(hash string, k *APIKey, version int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= 10_000 {
-		c.m = make(map[string]cachedKey) // forget all rather than track ages
+	switch {
+	case version < c.version:
+		return // read before a newer change: worth nothing
+	case version > c.version || c.m == nil || len(c.m) >= 10_000:
+		c.m = make(map[string]APIKey) // forget all rather than track ages
+		c.version = version
 	}
-	c.m[hash] = cachedKey{key: *k, until: now.Add(keyCacheTTL)}
+	c.m[hash] = *k
 }
 
-// forget drops every cached key after a change to any of them.
-func (c *keyCache) forget() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.m = nil
+// authQuery looks a key up by hash together with the change counter, in
+// one statement and so one snapshot. The LEFT JOIN returns the counter even
+// for an unknown key, whose columns are then NULL.
+const authQuery = `SELECT v.version AS auth_version, ` + keyCols + `
+	FROM auth_changes v LEFT JOIN api_keys k ON k.hash = $1 WHERE v.id = 1`
+
+// authRow is one row of authQuery.
+type authRow struct {
+	Version   int64          `db:"auth_version"`
+	ID        sql.NullInt64  `db:"id"`
+	Name      sql.NullString `db:"name"`
+	Prefix    sql.NullString `db:"prefix"`
+	Hash      sql.NullString `db:"hash"`
+	Role      sql.NullString `db:"role"`
+	Plan      sql.NullString `db:"plan"`
+	PerMinute sql.NullInt64  `db:"per_minute"`
+	PerDay    sql.NullInt64  `db:"per_day"`
+	CreatedAt sql.NullTime   `db:"created_at"`
+	RevokedAt sql.NullTime   `db:"revoked_at"`
 }
 
-// Authenticate finds the live key for a plain key. Errors: unauthorized
-// (malformed, unknown or revoked).
+// key is the row's key, nil when the hash matched none.
+func (r *authRow) key() *APIKey {
+	if !r.ID.Valid {
+		return nil
+	}
+	k := &APIKey{ID: r.ID.Int64, Name: r.Name.String, Prefix: r.Prefix.String, Hash: r.Hash.String,
+		Role: r.Role.String, Plan: r.Plan.String, PerMinute: r.PerMinute.Int64, PerDay: r.PerDay.Int64,
+		CreatedAt: r.CreatedAt.Time}
+	if r.RevokedAt.Valid {
+		at := r.RevokedAt.Time
+		k.RevokedAt = &at
+	}
+	return k
+}
+
+// Authenticate finds the live key for a plain key. A key revoked or changed
+// by any instance or process is seen on the very next call: on PostgreSQL
+// every call is the one indexed query authQuery (a cache would need a round
+// trip to validate anyway); on SQLite a cached key is used only while the
+// change counter is unchanged. Errors: unauthorized (malformed, unknown or
+// revoked).
 func (s *Store) Authenticate(ctx context.Context, plain string) (*APIKey, error) {
 	if !strings.HasPrefix(plain, KeyPrefix) || len(plain) > 128 {
 		return nil, Errorf(EUnauthorized, "The API key is not valid.")
 	}
 	hash := HashKey(plain)
-	now := s.Now()
-	if k, ok := s.keys.get(hash, now); ok {
-		return k, nil
+	if s.dialect == DialectSQLite {
+		v, err := s.AuthVersion(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("authenticate: %w", err)
+		}
+		if k, ok := s.keys.get(hash, v); ok {
+			return k, nil
+		}
 	}
-	var k APIKey
-	err := s.get(ctx, &k, `SELECT `+keyCols+` FROM api_keys k WHERE k.hash = $1`, hash)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(EUnauthorized, "The API key is not valid.")
-	}
-	if err != nil {
+	var row authRow
+	if err := s.get(ctx, &row, authQuery, hash); err != nil {
 		return nil, fmt.Errorf("authenticate: %w", err)
+	}
+	snapshotOf(ctx).remember(row.Version)
+	k := row.key()
+	if k == nil {
+		return nil, Errorf(EUnauthorized, "The API key is not valid.")
 	}
 	if k.RevokedAt != nil {
 		return nil, Errorf(EUnauthorized, "The API key has been revoked.")
 	}
-	s.keys.put(hash, &k, now)
-	return &k, nil
+	if s.dialect == DialectSQLite {
+		s.keys.put(hash, k, row.Version)
+	}
+	return k, nil
 }
 
 // UpdateAPIKey changes a key's name, role, plan or enterprise limits.
@@ -295,25 +346,34 @@ func (s *Store) UpdateAPIKey(ctx context.Context, id int64, in NewAPIKey) (*APIK
 		k.Name, k.Role, k.Plan, k.PerMinute, k.PerDay, id); err != nil {
 		return nil, fmt.Errorf("update key: %w", err)
 	}
+	if err := tx.bumpAuthVersion(ctx); err != nil {
+		return nil, err
+	}
 	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
-	s.keys.forget()
 	return &k, s.fillBans(ctx, &k)
 }
 
 // RevokeAPIKey revokes a key for good. Revoking twice is fine.
 // Errors: not_found.
 func (s *Store) RevokeAPIKey(ctx context.Context, id int64) error {
-	res, err := s.exec(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2`, s.Now().UTC(), id)
-	s.keys.forget()
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.exec(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2`, tx.now, id)
 	if err != nil {
 		return fmt.Errorf("revoke key: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return Errorf(ENotFound, "API key %d not found.", id)
 	}
-	return nil
+	if err := tx.bumpAuthVersion(ctx); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // fillBans sets BannedUntil on keys with an active ban.

@@ -18,16 +18,16 @@ import (
 
 // consoleSessionName names the console's cookie, separate from the shop's:
 // signed and encrypted by web.Sessions, HttpOnly and SameSite=Lax, Secure
-// behind TLS. It holds the staff user's id, the sign-in time, a flash
+// behind TLS. It holds the sign-in's session id (the sign-in itself lives
+// in the database, so signing out ends it on every instance), a flash
 // message and the CSRF token (web.CSRF's own "csrf" key).
 const consoleSessionName = "petstore_staff"
 
 // Session keys of the console's cookie.
 const (
-	keyStaffID    = "staff"
-	keyStaffSince = "since"
-	keyFlashKind  = "flashKind"
-	keyFlashText  = "flash"
+	keyStaffSession = "sid"
+	keyFlashKind    = "flashKind"
+	keyFlashText    = "flash"
 )
 
 // csrfSessionKey is where web.CSRF keeps its token in the session.
@@ -40,7 +40,8 @@ const (
 	loginWindow      = 15 * time.Minute
 )
 
-// consoleSessionTTL is how long a sign-in lasts.
+// consoleSessionTTL is how long a sign-in lasts (the database's
+// staff_sessions row expires then).
 const consoleSessionTTL = 12 * time.Hour
 
 type staffLocal struct{}
@@ -57,25 +58,36 @@ func (h *Handler) consoleSession(c *fiber.Ctx) (*sessions.Session, error) {
 	return h.Sessions.Get(c, consoleSessionName)
 }
 
+// signedIn returns the staff user the request's console session signs in,
+// nil when it signs in no one: no session id, or one that was signed out
+// or expired (on any instance). One query.
+func (h *Handler) signedIn(c *fiber.Ctx) (*db.StaffUser, error) {
+	sess, err := h.consoleSession(c)
+	if err != nil {
+		return nil, err
+	}
+	sid, _ := sess.Values[keyStaffSession].(string)
+	if sid == "" {
+		return nil, nil
+	}
+	u, err := h.Store.FindStaffUserBySession(c.UserContext(), sid)
+	if db.ErrorCode(err) == db.ENotFound {
+		return nil, nil
+	}
+	return u, err
+}
+
 // requireStaff lets signed-in staff through and sends everyone else to the
 // sign-in page (htmx requests by HX-Redirect, as a redirect would be
 // swapped into the page).
 func (h *Handler) requireStaff(c *fiber.Ctx) error {
-	sess, err := h.consoleSession(c)
+	u, err := h.signedIn(c)
 	if err != nil {
 		return err
 	}
-	id, _ := sess.Values[keyStaffID].(int64)
-	since, _ := sess.Values[keyStaffSince].(int64)
-	if id > 0 && h.Now().Sub(time.Unix(since, 0)) < consoleSessionTTL {
-		u, err := h.Store.FindStaffUserByID(c.UserContext(), id)
-		if err == nil {
-			c.Locals(staffLocal{}, u)
-			return c.Next()
-		}
-		if db.ErrorCode(err) != db.ENotFound {
-			return err
-		}
+	if u != nil {
+		c.Locals(staffLocal{}, u)
+		return c.Next()
 	}
 	target := "/staff/login"
 	if c.Method() == fiber.MethodGet && !web.IsHTMX(c) && c.Path() != "/staff" {
@@ -117,10 +129,10 @@ func (h *Handler) consoleLoginPage(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if id, _ := sess.Values[keyStaffID].(int64); id > 0 {
-		if since, _ := sess.Values[keyStaffSince].(int64); h.Now().Sub(time.Unix(since, 0)) < consoleSessionTTL {
-			return c.Redirect(safeNext(c.Query("next")), fiber.StatusSeeOther)
-		}
+	if u, err := h.signedIn(c); err != nil {
+		return err
+	} else if u != nil {
+		return c.Redirect(safeNext(c.Query("next")), fiber.StatusSeeOther)
 	}
 	v := console.LoginView{CSRF: web.CSRFToken(c), Next: c.Query("next")}
 	if text, _ := sess.Values[keyFlashText].(string); text != "" {
@@ -187,8 +199,18 @@ func (h *Handler) consoleLogin(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	sess.Values[keyStaffID] = u.ID
-	sess.Values[keyStaffSince] = h.Now().Unix()
+	// Signing in again ends the sign-in this cookie held, so that no copy
+	// of the old cookie outlives the next sign-out.
+	if old, _ := sess.Values[keyStaffSession].(string); old != "" {
+		if err := h.Store.EndStaffSession(ctx, old); err != nil {
+			return err
+		}
+	}
+	sid, err := h.Store.CreateStaffSession(ctx, u.ID, consoleSessionTTL)
+	if err != nil {
+		return err
+	}
+	sess.Values[keyStaffSession] = sid
 	// A new CSRF token for the signed-in session (web.CSRF makes one on
 	// the next request): a token seen before signing in is worth nothing.
 	delete(sess.Values, csrfSessionKey)
@@ -201,15 +223,20 @@ func (h *Handler) consoleLogin(c *fiber.Ctx) error {
 
 const lockedMessage = "Too many failed sign-ins for this username from your address. Try again in 15 minutes."
 
-// consoleLogout ends the sign-in and keeps the CSRF token, so the sign-in
-// form that follows works.
+// consoleLogout ends the sign-in in the database, so a copy of the cookie
+// signs no one in on any instance, and keeps the CSRF token, so the
+// sign-in form that follows works.
 func (h *Handler) consoleLogout(c *fiber.Ctx) error {
 	sess, err := h.consoleSession(c)
 	if err != nil {
 		return err
 	}
-	delete(sess.Values, keyStaffID)
-	delete(sess.Values, keyStaffSince)
+	if sid, _ := sess.Values[keyStaffSession].(string); sid != "" {
+		if err := h.Store.EndStaffSession(c.UserContext(), sid); err != nil {
+			return err
+		}
+	}
+	delete(sess.Values, keyStaffSession)
 	sess.Values[keyFlashKind], sess.Values[keyFlashText] = "ok", "You are signed out."
 	if err := h.Sessions.Save(c, sess); err != nil {
 		return err

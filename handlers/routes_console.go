@@ -19,7 +19,7 @@ func (h *Handler) consoleRoutes(app *fiber.App) {
 	con.Get("/", auth, h.consoleDashboard)
 	// The event stream of SPEC §8 behind the console's sign-in, for the
 	// htmx SSE extension (the API's /api/events wants a staff API key).
-	con.Get("/events", auth, h.Events.Serve)
+	con.Get("/events", auth, h.consoleEvents)
 
 	con.Get("/inventory", auth, h.consoleInventory)
 	con.Get("/inventory/:petId", auth, h.consoleInventoryRow)

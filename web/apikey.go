@@ -31,8 +31,12 @@ func PlainKey(c *fiber.Ctx) string {
 // is refused by RequireKey after the request has been counted against the
 // client's IP. So is a key that could not be looked up (the database is
 // down): the answer, 503 unavailable, still carries the rate-limit headers.
+// The request's context reads the change counter of keys and bans once
+// (db.WithAuthSnapshot): the key lookup and the limiter's ban check share
+// that read.
 func APIKey(auth KeyAuthenticator) fiber.Handler {
 	return func(c *fiber.Ctx) error {
+		c.SetUserContext(db.WithAuthSnapshot(c.UserContext()))
 		_ = ResolveKey(c, auth) // remembered for RequireKey, RequireStaff and RejectBadKey
 		return c.Next()
 	}

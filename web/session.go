@@ -12,8 +12,9 @@ import (
 
 // Sessions keeps browser sessions in signed and encrypted cookies
 // (gorilla/sessions). It is the only place that touches gorilla/sessions;
-// Fiber is bridged with its adaptor. Cookies carry all the state, so any
-// instance serves any browser.
+// Fiber is bridged with its adaptor. Cookies carry the session's values,
+// so any instance serves any browser; what must end on the server (the
+// console's sign-in) is a database record the cookie names.
 type Sessions struct {
 	store *sessions.CookieStore
 }

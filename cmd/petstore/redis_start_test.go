@@ -26,7 +26,7 @@ func TestRedisUnreachableAtStart(t *testing.T) {
 		"SESSION_KEYS": testSessionKey,
 	})
 	cfg.RedisPrefix = redisPrefix(t, rc)
-	n := startNode(t, "A", cfg, nil)
+	n := startNode(t, "A", cfg, nil, nil)
 	key, k := issueKey(t, n.srv.Store, "reader", db.RoleCustomer, 1000, 100_000)
 	c := newClient(t)
 

@@ -26,7 +26,27 @@ type Open func(tb testing.TB) *db.Store
 // (":memory:" would give every pooled connection its own database.)
 func SQLite(tb testing.TB) *db.Store {
 	tb.Helper()
-	return mustOpen(tb, "sqlite:"+filepath.Join(tb.TempDir(), "test.db"))
+	return mustOpen(tb, SQLiteURL(tb))
+}
+
+// SQLiteURL returns the DATABASE_URL of a new file in the test's temp dir.
+func SQLiteURL(tb testing.TB) string {
+	return "sqlite:" + filepath.Join(tb.TempDir(), "test.db")
+}
+
+// OpenURL opens and migrates a store on rawURL, closed when the test ends:
+// a test opens a second store on the same database to play a second
+// instance or process.
+func OpenURL(tb testing.TB, rawURL string) *db.Store {
+	tb.Helper()
+	return mustOpen(tb, rawURL)
+}
+
+// EachURL runs fn once per database with its DATABASE_URL: a new SQLite
+// file always, a fresh PostgreSQL schema when configured.
+func EachURL(t *testing.T, fn func(t *testing.T, rawURL string)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, SQLiteURL(t)) })
+	t.Run("postgres", func(t *testing.T) { fn(t, PostgresURL(t)) })
 }
 
 // PostgresURL returns a URL for a fresh schema on the test server, dropped

@@ -28,6 +28,7 @@ type serverOptions struct {
 	writeTimeout time.Duration // the server's WriteTimeout; 5 s when zero
 	listener     net.Listener  // 127.0.0.1:0 when nil
 	logger       *slog.Logger  // warnings to stderr when nil
+	authorise    Authorise     // Serve's re-check; none when nil
 }
 
 // newServer starts a real Fiber app serving hub.Serve at /api/events over
@@ -54,7 +55,7 @@ func newServer(t *testing.T, src Source, o serverOptions) (*Hub, string, *fiber.
 		DisableStartupMessage: true,
 		ErrorHandler:          errorHandler,
 	})
-	app.Get("/api/events", h.Serve)
+	app.Get("/api/events", func(c *fiber.Ctx) error { return h.Serve(c, o.authorise) })
 	ln := o.listener
 	if ln == nil {
 		var err error

@@ -69,6 +69,11 @@ type Hub struct {
 	// WriteTimeout (which must exceed Heartbeat), while a client that stops
 	// reading is cut off.
 	WriteTimeout time.Duration
+	// AuthInterval is how often an open stream re-checks that its client
+	// may still read it (Serve's Authorise). SPEC §3 wants a revoked key's
+	// or a signed-out session's stream ended within 15 s: the default, 10 s,
+	// leaves room for the check itself.
+	AuthInterval time.Duration
 
 	src Source
 	log *slog.Logger
@@ -120,6 +125,7 @@ func NewHub(src Source, logger *slog.Logger) *Hub {
 		PageSize:     500,
 		Buffer:       1024,
 		WriteTimeout: 10 * time.Second,
+		AuthInterval: 10 * time.Second,
 		src:          src,
 		log:          logger,
 		wake:         make(chan struct{}, 1),
@@ -165,6 +171,7 @@ func (h *Hub) Close() {
 // back to the defaults when a field was set to something unusable.
 func (h *Hub) heartbeat() time.Duration    { return positive(h.Heartbeat, 15*time.Second) }
 func (h *Hub) pollInterval() time.Duration { return positive(h.PollInterval, 2*time.Second) }
+func (h *Hub) authInterval() time.Duration { return positive(h.AuthInterval, 10*time.Second) }
 func (h *Hub) pageSize() int               { return positive(h.PageSize, 500) }
 
 func positive[T int | time.Duration](v, def T) T {

@@ -3,6 +3,7 @@ package events
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"net"
 	"strconv"
@@ -21,7 +22,17 @@ const HeaderLastEventID = "Last-Event-ID"
 // clients that cannot set headers.
 const QueryLastEventID = "lastEventId"
 
-// Serve is the handler of GET /api/events (authentication runs before it).
+// Authorise reports whether the client of an open stream may still read
+// it: nil while it may, an error (the key was revoked, the console session
+// ended) when it may not, which ends the stream. The hub calls it every
+// AuthInterval with a context of its own.
+type Authorise func(ctx context.Context) error
+
+// authoriseTimeout bounds one Authorise call.
+const authoriseTimeout = 5 * time.Second
+
+// Serve is the handler of GET /api/events (authentication runs before it;
+// authorised re-checks it while the stream is open: nil only in tests).
 // Without Last-Event-ID (header, or the lastEventId query parameter) the
 // stream starts from now; with it, every event after that id is replayed
 // from the database first and the stream then continues live, with no gap
@@ -31,7 +42,7 @@ const QueryLastEventID = "lastEventId"
 // The connection closes when the stream ends (a long-lived stream has no use
 // for keep-alive). Fiber's compress middleware still streams event by event,
 // but costs a compressor per client: better let it skip this route.
-func (h *Hub) Serve(c *fiber.Ctx) error {
+func (h *Hub) Serve(c *fiber.Ctx, authorised Authorise) error {
 	after, resume, err := lastEventID(c)
 	if err != nil {
 		return err
@@ -61,7 +72,7 @@ func (h *Hub) Serve(c *fiber.Ctx) error {
 	c.Status(fiber.StatusOK)
 	serverDone := c.Context().Done() // closed when the server shuts down
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
-		h.stream(w, s, start, resume || behind, serverDone)
+		h.stream(w, s, start, resume || behind, serverDone, authorised)
 	})
 	return nil
 }
@@ -87,11 +98,20 @@ func lastEventID(c *fiber.Ctx) (after int64, ok bool, err error) {
 }
 
 // stream writes events after id last until the client goes away, the hub
-// closes or the server shuts down. It runs on fasthttp's stream goroutine.
-func (h *Hub) stream(w *bufio.Writer, s *subscriber, last int64, catchUp bool, serverDone <-chan struct{}) {
+// closes, the server shuts down or authorised says no more. It runs on
+// fasthttp's stream goroutine.
+func (h *Hub) stream(w *bufio.Writer, s *subscriber, last int64, catchUp bool, serverDone <-chan struct{}, authorised Authorise) {
 	defer h.unsubscribe(s)
 	idle := time.NewTimer(h.heartbeat())
 	defer idle.Stop()
+	// A ticker of its own rather than the heartbeat: the idle timer never
+	// fires on a busy stream, and the check must run on those too.
+	var recheck <-chan time.Time
+	if authorised != nil {
+		t := time.NewTicker(h.authInterval())
+		defer t.Stop()
+		recheck = t.C
+	}
 	out := &sseWriter{w: w, conn: s.conn, hub: h, idle: idle}
 	// Flushing at once sends the response headers, so the client knows the
 	// stream is open before the first event.
@@ -136,8 +156,25 @@ func (h *Hub) stream(w *bufio.Writer, s *subscriber, last int64, catchUp bool, s
 			if err := out.comment("heartbeat"); err != nil {
 				return
 			}
+		case <-recheck:
+			if !h.stillAuthorised(authorised) {
+				return
+			}
 		}
 	}
+}
+
+// stillAuthorised asks authorised whether the stream may go on. Any error
+// ends it, a failed check included: the client reconnects and is
+// authenticated afresh.
+func (h *Hub) stillAuthorised(authorised Authorise) bool {
+	ctx, cancel := context.WithTimeout(h.ctx, authoriseTimeout)
+	defer cancel()
+	err := authorised(ctx)
+	if err != nil && h.ctx.Err() == nil {
+		h.log.Info("events: stream no longer authorised; ending it", "err", err)
+	}
+	return err == nil
 }
 
 // replay writes every event after last from the database, page by page,

@@ -22,13 +22,19 @@ type BanStore interface {
 	// LiftBan marks the subject's bans in force at now as lifted. Lifting
 	// when there is no ban is not an error.
 	LiftBan(ctx context.Context, subject string, now time.Time) error
+	// BanVersion is a number that changes, for every reader, as soon as
+	// any ban was created or lifted (by any instance, when the store is
+	// shared). The limiter trusts what it cached only while it is
+	// unchanged, so it must be read in every request: cheaply.
+	BanVersion(ctx context.Context) (int64, error)
 }
 
 // MemoryBanStore is a BanStore in process memory: bans last as long as the
 // process and apply to it alone.
 type MemoryBanStore struct {
-	mu   sync.Mutex
-	bans map[string][]memoryBan
+	mu      sync.Mutex
+	bans    map[string][]memoryBan
+	version int64
 }
 
 type memoryBan struct {
@@ -72,6 +78,7 @@ func (s *MemoryBanStore) CreateBan(_ context.Context, subject string, start, unt
 		}
 	}
 	s.bans[subject] = append(kept, memoryBan{start: start, until: until})
+	s.version++
 	return nil
 }
 
@@ -98,53 +105,82 @@ func (s *MemoryBanStore) LiftBan(_ context.Context, subject string, now time.Tim
 			bans[i].lifted = true
 		}
 	}
+	s.version++
 	return nil
 }
 
-// banCache remembers, per subject, what the BanStore said a moment ago, so
-// that a request costs a database query at most once per ttl per subject.
-// A ban created or lifted elsewhere is therefore seen within ttl; one
-// created or lifted here is written to the cache at once.
+// BanVersion implements BanStore.
+func (s *MemoryBanStore) BanVersion(context.Context) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version, nil
+}
+
+// banCache remembers, per subject, what the BanStore said at one value of
+// its BanVersion, so that a request costs a ban query only when some ban
+// changed since. An entry is used only while the version read during the
+// current request is the one it was read at: a ban created or lifted by
+// any instance applies to the very next request everywhere.
 type banCache struct {
-	ttl   time.Duration
-	mu    sync.Mutex
-	m     map[string]cachedBan
-	swept time.Time
+	mu      sync.Mutex
+	version int64
+	m       map[string]time.Time // zero: not banned
 }
 
-type cachedBan struct {
-	until   time.Time // zero: not banned
-	checked time.Time
+// maxCachedBans bounds the cache: past it, it starts afresh.
+const maxCachedBans = 100_000
+
+func newBanCache() *banCache {
+	return &banCache{m: make(map[string]time.Time)}
 }
 
-func newBanCache(ttl time.Duration) *banCache {
-	return &banCache{ttl: ttl, m: make(map[string]cachedBan)}
-}
-
-// get returns the cached ban end for subject and whether the entry is still
-// fresh at now. A clock that went backwards makes the entry stale.
-func (c *banCache) get(subject string, now time.Time) (until time.Time, fresh bool) {
-	c.mu.Lock()
-	e, ok := c.m[subject]
-	c.mu.Unlock()
-	age := now.Sub(e.checked)
-	return e.until, ok && age >= 0 && age < c.ttl
-}
-
-// set records what is known about subject at now (zero until: no ban), and
-// once a minute drops the stale entries so the map does not keep every
-// subject ever seen.
-func (c *banCache) set(subject string, until, now time.Time) {
+// get returns the cached ban end for subject (zero: not banned) and
+// whether there is an entry valid at version.
+func (c *banCache) get(subject string, version int64) (until time.Time, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.m[subject] = cachedBan{until: until, checked: now}
-	if now.Sub(c.swept) < time.Minute {
+	until, ok = c.m[subject]
+	return until, ok && version == c.version
+}
+
+// set records what the BanStore said about subject after version was read
+// (zero until: no ban). A newer version drops every older entry.
+func (c *banCache) set(subject string, until time.Time, version int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case version < c.version:
 		return
+	case version > c.version || len(c.m) >= maxCachedBans:
+		c.m = make(map[string]time.Time)
+		c.version = version
 	}
-	c.swept = now
-	for s, e := range c.m {
-		if now.Sub(e.checked) >= c.ttl {
-			delete(c.m, s)
-		}
-	}
+	c.m[subject] = until
+}
+
+// last is the newest ban end this process knows for subject, whatever
+// version it was read at (zero: none): the answer while the BanStore is
+// unreachable.
+func (c *banCache) last(subject string) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[subject]
+}
+
+// hold records a ban this process started but could not store: it stands
+// at the current version, so it holds here until a change to the durable
+// bans is seen.
+func (c *banCache) hold(subject string, until time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[subject] = until
+}
+
+// forget drops subject's entry after this process changed its ban: the
+// version has moved on anyway, but a request still holding the old one
+// must not see the old answer.
+func (c *banCache) forget(subject string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, subject)
 }

@@ -8,9 +8,8 @@ import (
 
 // Defaults of Config, from SPEC §6.
 const (
-	DefaultStrikes     = 20
-	DefaultBanBase     = 15 * time.Minute
-	DefaultBanCacheTTL = time.Second
+	DefaultStrikes = 20
+	DefaultBanBase = 15 * time.Minute
 )
 
 const (
@@ -33,10 +32,6 @@ type Config struct {
 	// BanBase is the first ban's length (PETSTORE_BAN_DURATION); each
 	// earlier ban in the last 24 hours doubles it, up to 24 hours. Default 15m.
 	BanBase time.Duration
-	// BanCacheTTL is how long this process trusts what the BanStore said
-	// about a subject: a ban set by another instance applies here within
-	// it. Default 1s.
-	BanCacheTTL time.Duration
 	// Now is the clock; default time.Now. Tests pin it.
 	Now func() time.Time
 }
@@ -76,11 +71,7 @@ func New(cfg Config) *Limiter {
 	if l.now == nil {
 		l.now = time.Now
 	}
-	ttl := cfg.BanCacheTTL
-	if ttl <= 0 {
-		ttl = DefaultBanCacheTTL
-	}
-	l.cache = newBanCache(ttl)
+	l.cache = newBanCache()
 	return l
 }
 
@@ -113,7 +104,7 @@ func (l *Limiter) Allow(ctx context.Context, subject string, lim Limits) (Decisi
 			// keeps it while the BanStore stays unreachable, rather than
 			// let the strikes that earned it go unanswered.
 			until, created = ceilSecond(now.Add(l.banBase)), true
-			l.cache.set(subject, until, now)
+			l.cache.hold(subject, until)
 			banErr = err
 		}
 		d = d.withBan(now, until)
@@ -161,31 +152,37 @@ func (l *Limiter) LiftBan(ctx context.Context, subject string) error {
 	if err := l.bans.LiftBan(ctx, subject, now); err != nil {
 		return fmt.Errorf("ratelimit: lift ban: %w", err)
 	}
-	l.cache.set(subject, time.Time{}, now)
+	l.cache.forget(subject)
 	if err := l.store.ClearStrikes(ctx, subject, now); err != nil {
 		return fmt.Errorf("ratelimit: %w", err)
 	}
 	return nil
 }
 
-// activeBan answers from the cache while it is fresh, else from the
-// BanStore, refreshing the cache. When the BanStore fails it answers from
-// the stale cache (no ban when the subject is unknown here) and returns the
-// failure beside the answer.
+// activeBan answers from the cache while the BanStore's version is the
+// one the entry was read at, else from the BanStore, refreshing the cache.
+// The version is read first: an entry never claims a newer version than
+// the answer it holds. When the BanStore fails it answers from what this
+// process last knew (no ban when it knows nothing) and returns the failure
+// beside the answer.
 func (l *Limiter) activeBan(ctx context.Context, subject string, now time.Time) (time.Time, bool, error) {
-	until, fresh := l.cache.get(subject, now)
-	if !fresh {
-		var ok bool
-		var err error
+	version, err := l.bans.BanVersion(ctx)
+	if err != nil {
+		last := l.cache.last(subject)
+		return last, last.After(now), fmt.Errorf("ratelimit: ban version: %w", err)
+	}
+	until, ok := l.cache.get(subject, version)
+	if !ok {
 		last := until
-		until, ok, err = l.bans.ActiveBan(ctx, subject, now)
+		var banned bool
+		until, banned, err = l.bans.ActiveBan(ctx, subject, now)
 		if err != nil {
 			return last, last.After(now), fmt.Errorf("ratelimit: active ban: %w", err)
 		}
-		if !ok {
+		if !banned {
 			until = time.Time{}
 		}
-		l.cache.set(subject, until, now)
+		l.cache.set(subject, until, version)
 	}
 	return until, until.After(now), nil
 }
@@ -211,7 +208,7 @@ func (l *Limiter) startBan(ctx context.Context, subject string, now time.Time) (
 			return time.Time{}, false, fmt.Errorf("ratelimit: create ban: %w", err)
 		}
 	}
-	l.cache.set(subject, until, now)
+	l.cache.forget(subject)
 	return until, !ok, nil
 }
 

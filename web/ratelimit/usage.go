@@ -63,10 +63,7 @@ func (l *Limiter) Usage(ctx context.Context, subject string, lim Limits) (Usage,
 	}
 	if banned {
 		u.BannedUntil = until.UTC()
-	} else {
-		until = time.Time{}
 	}
-	l.cache.set(subject, until, now)
 	for i, c := range h.PerMinute {
 		u.PerMinute[i] = MinuteCount{Minute: minuteStart(mid - historyMinutes + 1 + int64(i)), Count: c}
 	}

@@ -1,0 +1,96 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// The change counter of authentication (SPEC §3, §6): one row in
+// auth_changes, bumped in the same transaction as every change to a key or
+// a ban. Caches of keys (keyCache) and bans (the rate limiter's) tag each
+// entry with the counter they read it at, and use it only while a read of
+// the counter made during the current request still returns that value.
+//
+// Why that is exact: a change commits together with its bump, so a request
+// that starts after the commit reads a counter at least as new, finds no
+// entry with that tag that predates the change, and asks the database. The
+// entries are filled with data read no earlier than their tag (in the same
+// statement, or after reading the counter), so an entry never claims a
+// newer counter than its data. This holds across instances and processes
+// (the CLI) alike, because the counter lives in the database, not in memory.
+
+const authVersionQuery = `SELECT version FROM auth_changes WHERE id = 1`
+
+// bumpAuthVersion marks the transaction as a change to authentication or
+// bans. The row lock it takes on PostgreSQL orders such transactions, so
+// the counter's values commit in increasing order.
+func (tx *Tx) bumpAuthVersion(ctx context.Context) error {
+	if _, err := tx.exec(ctx, `UPDATE auth_changes SET version = version + 1 WHERE id = 1`); err != nil {
+		return fmt.Errorf("bump auth version: %w", err)
+	}
+	return nil
+}
+
+type authSnapshotKey struct{}
+
+// authSnapshot is the counter as one request first read it.
+type authSnapshot struct {
+	mu      sync.Mutex
+	version int64
+	ok      bool
+}
+
+// WithAuthSnapshot returns a context for one request in which the change
+// counter is read at most once: the key lookup and the rate limiter's ban
+// check share that read, so authenticating an API request costs one small
+// query. Only a request's own context should carry it: a long-lived task
+// (an event stream re-checking its key) must read the counter afresh.
+func WithAuthSnapshot(ctx context.Context) context.Context {
+	return context.WithValue(ctx, authSnapshotKey{}, &authSnapshot{})
+}
+
+func snapshotOf(ctx context.Context) *authSnapshot {
+	snap, _ := ctx.Value(authSnapshotKey{}).(*authSnapshot)
+	return snap
+}
+
+// remember records v as the request's counter unless one was read before.
+func (snap *authSnapshot) remember(v int64) {
+	if snap == nil {
+		return
+	}
+	snap.mu.Lock()
+	defer snap.mu.Unlock()
+	if !snap.ok {
+		snap.version, snap.ok = v, true
+	}
+}
+
+func (snap *authSnapshot) get() (int64, bool) {
+	if snap == nil {
+		return 0, false
+	}
+	snap.mu.Lock()
+	defer snap.mu.Unlock()
+	return snap.version, snap.ok
+}
+
+// AuthVersion returns the change counter of keys and bans: the value this
+// request already read (WithAuthSnapshot), else a fresh read.
+func (s *Store) AuthVersion(ctx context.Context) (int64, error) {
+	snap := snapshotOf(ctx)
+	if v, ok := snap.get(); ok {
+		return v, nil
+	}
+	var v int64
+	if err := s.get(ctx, &v, authVersionQuery); err != nil {
+		return 0, fmt.Errorf("auth version: %w", err)
+	}
+	snap.remember(v)
+	return v, nil
+}
+
+// BanVersion is AuthVersion for the rate limiter (ratelimit.BanStore): every
+// ban created or lifted changes it.
+func (s *Store) BanVersion(ctx context.Context) (int64, error) { return s.AuthVersion(ctx) }
