@@ -35,6 +35,7 @@ func serve(ctx context.Context, cfg *Config, logger *slog.Logger, stdout io.Writ
 	}
 	base := baseURL(ln.Addr())
 	if err := firstStart(ctx, s.Store, base, logger, stdout); err != nil {
+		ln.Close()
 		return err
 	}
 	// Deferred after s.Close, so it runs first: the loop has stopped

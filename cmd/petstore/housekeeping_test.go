@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"petstore/db"
+)
+
+// TestHousekeepingRepeatsUntilStopped runs the loop with a short interval:
+// a row that expires after the first round is purged by a later one, and
+// the loop has stopped when wait returns after the context ends.
+func TestHousekeepingRepeatsUntilStopped(t *testing.T) {
+	ctx := context.Background()
+	store, err := db.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "store.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if err := store.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now().UTC().Truncate(time.Minute).Add(42 * time.Second)
+	// The loop reads the clock from its own goroutine while the test moves it.
+	var clock atomic.Int64
+	clock.Store(t0.UnixNano())
+	store.Now = func() time.Time { return time.Unix(0, clock.Load()).UTC() }
+
+	loopCtx, stop := context.WithCancel(ctx)
+	logs := &syncBuffer{}
+	wait := startHousekeeping(loopCtx, store, 20*time.Millisecond, slog.New(slog.NewJSONHandler(logs, nil)))
+	if err := store.RecordLoginFailure(ctx, "guesser", "192.0.2.1"); err != nil {
+		t.Fatal(err)
+	}
+	clock.Store(t0.Add(db.LoginFailureRetention + time.Minute).UnixNano())
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var n int
+		if err := store.DB().Get(&n, `SELECT count(*) FROM login_failures`); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the expired login failure is still there after 5 s of rounds every 20 ms:\n%s", logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	done := make(chan struct{})
+	go func() { wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the loop did not stop within 5 s of its context ending")
+	}
+}
