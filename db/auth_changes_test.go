@@ -75,7 +75,7 @@ func TestBanCacheSeesOtherStoresChanges(t *testing.T) {
 	dbtest.EachURL(t, func(t *testing.T, rawURL string) {
 		ctx := context.Background()
 		a, b := twoStores(t, rawURL)
-		now := time.Now().UTC().Truncate(time.Minute).Add(42 * time.Second)
+		now := dbtest.NextMinute(dbtest.Present(t)).Add(42 * time.Second)
 		clock := func() time.Time { return now }
 		lim := ratelimit.Limits{Plan: db.PlanFree, PerMinute: 60, PerDay: 1000}
 		onA := ratelimit.New(ratelimit.Config{Bans: a, Now: clock})
@@ -131,7 +131,7 @@ func TestStaffSessions(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
 		s := open(t)
-		now := time.Now().UTC().Truncate(time.Minute).Add(42 * time.Second)
+		now := dbtest.NextMinute(dbtest.Present(t)).Add(42 * time.Second)
 		s.Now = func() time.Time { return now }
 		u, err := s.CreateStaffUser(ctx, "ada", "$2a$10$notarealhashnotarealhashnotarealhashnotarealhashnota")
 		if err != nil {
@@ -167,7 +167,7 @@ func TestStaffSessions(t *testing.T) {
 			}
 		})
 		t.Run("Purge", func(t *testing.T) {
-			n, err := s.PurgeStaffSessions(ctx, now)
+			n, err := s.PurgeStaffSessions(ctx)
 			if err != nil || n != 1 {
 				t.Fatalf("purge = %d, %v; want 1 (the expired one)", n, err)
 			}

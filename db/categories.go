@@ -78,8 +78,17 @@ func (s *Store) CreateCategory(ctx context.Context, in NewCategory) (*Category, 
 	if err := tx.checkCategoryName(ctx, *in.Name, 0); err != nil {
 		return nil, err
 	}
+	c, err := tx.insertCategory(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return c, tx.Commit()
+}
+
+// insertCategory writes a validated category. Errors: category_exists.
+func (tx *Tx) insertCategory(ctx context.Context, in NewCategory) (*Category, error) {
 	var c Category
-	err = tx.get(ctx, &c, `INSERT INTO categories (name, name_key, description, created_at)
+	err := tx.get(ctx, &c, `INSERT INTO categories (name, name_key, description, created_at)
 		VALUES ($1, $2, $3, $4) RETURNING `+categoryCols, *in.Name, foldName(*in.Name), in.Description, tx.now)
 	if isUniqueViolation(err) {
 		return nil, errCategoryExists(*in.Name)
@@ -87,7 +96,7 @@ func (s *Store) CreateCategory(ctx context.Context, in NewCategory) (*Category, 
 	if err != nil {
 		return nil, fmt.Errorf("create category: %w", err)
 	}
-	return &c, tx.Commit()
+	return &c, nil
 }
 
 // UpdateCategory replaces a category's fields. Errors: validation_failed,

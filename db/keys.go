@@ -148,6 +148,20 @@ const keyCols = `k.id, k.name, k.prefix, k.hash, k.role, k.plan, k.per_minute, k
 // CreateAPIKey issues a key and returns it with the plain key, which is
 // never stored. Errors: validation_failed.
 func (s *Store) CreateAPIKey(ctx context.Context, in NewAPIKey) (*APIKey, string, error) {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	defer tx.Rollback()
+	k, plain, err := tx.insertAPIKey(ctx, in)
+	if err != nil {
+		return nil, "", err
+	}
+	return k, plain, tx.Commit()
+}
+
+// insertAPIKey issues a key in the transaction. Errors: validation_failed.
+func (tx *Tx) insertAPIKey(ctx context.Context, in NewAPIKey) (*APIKey, string, error) {
 	lim, err := in.validate(nil)
 	if err != nil {
 		return nil, "", err
@@ -156,11 +170,6 @@ func (s *Store) CreateAPIKey(ctx context.Context, in NewAPIKey) (*APIKey, string
 	if err != nil {
 		return nil, "", err
 	}
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	defer tx.Rollback()
 	k := APIKey{Name: *in.Name, Prefix: plain[:12], Hash: HashKey(plain), Role: *in.Role, Plan: *in.Plan,
 		PerMinute: lim.PerMinute, PerDay: lim.PerDay, CreatedAt: tx.now}
 	err = tx.get(ctx, &k.ID, `INSERT INTO api_keys (name, prefix, hash, role, plan, per_minute, per_day, created_at)
@@ -171,9 +180,6 @@ func (s *Store) CreateAPIKey(ctx context.Context, in NewAPIKey) (*APIKey, string
 	// A new key changes no cached one, but a cache that remembered unknown
 	// hashes would need this: the counter covers every change to keys.
 	if err := tx.bumpAuthVersion(ctx); err != nil {
-		return nil, "", err
-	}
-	if err := tx.Commit(); err != nil {
 		return nil, "", err
 	}
 	return &k, plain, nil

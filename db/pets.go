@@ -137,20 +137,32 @@ func (s *Store) CreatePet(ctx context.Context, in NewPet) (*Pet, error) {
 	if err := tx.checkCategory(ctx, *in.CategoryID); err != nil {
 		return nil, err
 	}
+	p, err := tx.insertPet(ctx, *in.Name, *in.CategoryID, stock)
+	if err != nil {
+		return nil, err
+	}
+	return p, tx.Commit()
+}
+
+// insertPet writes a pet of a live category with its inventory entry and
+// records pet.created. A pet in stock is available, one without is sold:
+// a new pet has no orders.
+func (tx *Tx) insertPet(ctx context.Context, name string, categoryID, stock int64) (*Pet, error) {
+	status := deriveStatus(stock, 0)
 	var id int64
-	err = tx.get(ctx, &id, `INSERT INTO pets (name, name_key, category_id, status, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $5) RETURNING id`, *in.Name, foldName(*in.Name), *in.CategoryID, status, tx.now)
+	err := tx.get(ctx, &id, `INSERT INTO pets (name, name_key, category_id, status, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $5) RETURNING id`, name, foldName(name), categoryID, status, tx.now)
 	if err != nil {
 		return nil, fmt.Errorf("create pet: %w", err)
 	}
 	if _, err := tx.exec(ctx, `INSERT INTO inventory (pet_id, quantity, updated_at) VALUES ($1, $2, $3)`, id, stock, tx.now); err != nil {
 		return nil, fmt.Errorf("create inventory: %w", err)
 	}
-	p := &Pet{ID: id, Name: *in.Name, CategoryID: *in.CategoryID, Status: status, Stock: stock}
+	p := &Pet{ID: id, Name: name, CategoryID: categoryID, Status: status, Stock: stock}
 	if err := tx.addEvent(ctx, EventPetCreated, p); err != nil {
 		return nil, err
 	}
-	return p, tx.Commit()
+	return p, nil
 }
 
 // UpdatePet replaces a pet's name and category and applies a status change

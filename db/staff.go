@@ -24,15 +24,30 @@ func (s *Store) CreateStaffUser(ctx context.Context, username, passwordHash stri
 	if err := p.Err(); err != nil {
 		return nil, err
 	}
-	u := StaffUser{Username: username, PasswordHash: passwordHash, CreatedAt: s.Now().UTC()}
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	u, err := tx.insertStaffUser(ctx, username, passwordHash)
+	if err != nil {
+		return nil, err
+	}
+	return u, tx.Commit()
+}
+
+// insertStaffUser writes a console user whose username was checked.
+// Errors: validation_failed (taken).
+func (tx *Tx) insertStaffUser(ctx context.Context, username, passwordHash string) (*StaffUser, error) {
+	u := StaffUser{Username: username, PasswordHash: passwordHash, CreatedAt: tx.now}
 	var n int
-	if err := s.get(ctx, &n, `SELECT count(*) FROM staff_users WHERE username = $1`, username); err != nil {
+	if err := tx.get(ctx, &n, `SELECT count(*) FROM staff_users WHERE username = $1`, username); err != nil {
 		return nil, fmt.Errorf("check username: %w", err)
 	}
 	if n > 0 {
 		return nil, Invalid("username", "is taken")
 	}
-	err := s.get(ctx, &u.ID, `INSERT INTO staff_users (username, password_hash, created_at) VALUES ($1, $2, $3) RETURNING id`,
+	err := tx.get(ctx, &u.ID, `INSERT INTO staff_users (username, password_hash, created_at) VALUES ($1, $2, $3) RETURNING id`,
 		u.Username, u.PasswordHash, u.CreatedAt)
 	if err != nil {
 		return nil, fmt.Errorf("create staff user: %w", err)

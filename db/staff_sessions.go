@@ -60,13 +60,8 @@ func (s *Store) EndStaffSession(ctx context.Context, sessionID string) error {
 	return nil
 }
 
-// PurgeStaffSessions deletes the sessions that expired at or before
-// before, and returns how many it deleted: for housekeeping.
-func (s *Store) PurgeStaffSessions(ctx context.Context, before time.Time) (int64, error) {
-	res, err := s.exec(ctx, `DELETE FROM staff_sessions WHERE expires_at <= $1`, before.UTC())
-	if err != nil {
-		return 0, fmt.Errorf("purge staff sessions: %w", err)
-	}
-	n, _ := res.RowsAffected()
-	return n, nil
+// PurgeStaffSessions deletes the console sessions that have expired, for
+// housekeeping.
+func (s *Store) PurgeStaffSessions(ctx context.Context) (int64, error) {
+	return s.purge(ctx, "staff_sessions", "expires_at <= $1", s.Now().UTC())
 }

@@ -83,9 +83,9 @@ func startServer(t *testing.T) *testServer {
 	if err != nil {
 		t.Fatalf("NewServer: %v", err)
 	}
-	if err := srv.Store.SeedDemo(ctx); err != nil {
+	if seeded, err := srv.Store.SeedDemo(ctx); err != nil || !seeded {
 		srv.Close()
-		t.Fatalf("seed: %v", err)
+		t.Fatalf("seed = %v, %v; want the demo catalog in the new database", seeded, err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -36,8 +36,13 @@ func withStore(ctx context.Context, cfg *Config, now func() time.Time, fn func(*
 }
 
 func (s *storeCmd) seed(ctx context.Context, stdout io.Writer) error {
-	if err := s.store.SeedDemo(ctx); err != nil {
+	seeded, err := s.store.SeedDemo(ctx)
+	if err != nil {
 		return err
+	}
+	if !seeded {
+		fmt.Fprintln(stdout, "the catalog is not empty: nothing seeded (the demo catalog goes only into an empty one)")
+		return nil
 	}
 	fmt.Fprintln(stdout, "demo catalog seeded")
 	return nil
@@ -158,11 +163,20 @@ func (s *storeCmd) staff(ctx context.Context, args []string, stdin io.Reader, st
 
 // createStaff stores a staff user with a bcrypt hash of password.
 func createStaff(ctx context.Context, store *db.Store, username, password string) (*db.StaffUser, error) {
+	hash, err := hashPassword(password)
+	if err != nil {
+		return nil, err
+	}
+	return store.CreateStaffUser(ctx, username, hash)
+}
+
+// hashPassword is the stored form of a staff password.
+func hashPassword(password string) (string, error) {
 	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
 	if err != nil {
-		return nil, fmt.Errorf("hash password: %w", err)
+		return "", fmt.Errorf("hash password: %w", err)
 	}
-	return store.CreateStaffUser(ctx, username, string(hash))
+	return string(hash), nil
 }
 
 func generatePassword() (string, error) {

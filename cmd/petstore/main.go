@@ -19,7 +19,7 @@ const usage = `Usage: petstore [command]
 Commands:
   serve                       run the server (default)
   migrate                     apply database migrations and exit
-  seed                        add the demo categories and pets
+  seed                        add the demo categories and pets to an empty catalog
   keys create --name N --role customer|staff --plan free|pro|business|enterprise [--per-minute N --per-day N]
   keys list                   list API keys (never the plain keys)
   keys revoke ID              revoke an API key

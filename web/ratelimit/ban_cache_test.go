@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"petstore/db/dbtest"
 )
 
 // countingBans counts the ban lookups that reach the BanStore.
@@ -24,7 +26,7 @@ func (c *countingBans) ActiveBan(ctx context.Context, subject string, now time.T
 // request look again.
 func TestBanCacheAsksOncePerChange(t *testing.T) {
 	bans := &countingBans{MemoryBanStore: NewMemoryBanStore()}
-	now := time.Now().UTC().Truncate(time.Minute).Add(42 * time.Second)
+	now := dbtest.NextMinute(dbtest.Present(t)).Add(42 * time.Second)
 	clock := func() time.Time { return now }
 	l := New(Config{Bans: bans, Now: clock})
 	other := New(Config{Bans: bans, Now: clock})
