@@ -24,31 +24,33 @@ type served struct {
 	base   string
 	stdout *syncBuffer // the banner goes here
 	logs   *syncBuffer
+	done   chan struct{} // closed when serve has returned, with err
+	err    error
 	stop   func() // cancels it and waits for it to return
 }
 
 // startServe runs serve, as `petstore serve` does, on cfg in the
-// background; ready closes when it listens (or gave up). The test
-// stops it when it ends, if it has not already.
-func startServe(t *testing.T, name string, cfg *Config, begin <-chan struct{}) (*served, <-chan error) {
+// background once begin closes. The test stops it when it ends, if it has
+// not already.
+func startServe(t *testing.T, name string, cfg *Config, begin <-chan struct{}) *served {
 	t.Helper()
-	s := &served{name: name, stdout: &syncBuffer{}, logs: &syncBuffer{}}
+	s := &served{name: name, stdout: &syncBuffer{}, logs: &syncBuffer{}, done: make(chan struct{})}
 	logger := slog.New(slog.NewJSONHandler(s.logs, &slog.HandlerOptions{Level: slog.LevelDebug})).With("instance", name)
 	ctx, cancel := context.WithCancel(context.Background())
 	clock := dbtest.NewClock(t)
-	errc := make(chan error, 1)
 	go func() {
+		defer close(s.done)
 		<-begin
-		errc <- serve(ctx, cfg, logger, clock.Now, s.stdout)
+		s.err = serve(ctx, cfg, logger, clock.Now, s.stdout)
 	}()
 	var once sync.Once
 	s.stop = func() {
 		once.Do(func() {
 			cancel()
 			select {
-			case err := <-errc:
-				if err != nil {
-					t.Errorf("%s: serve: %v", name, err)
+			case <-s.done:
+				if s.err != nil {
+					t.Errorf("%s: serve: %v", name, s.err)
 				}
 			case <-time.After(15 * time.Second):
 				t.Errorf("%s: serve did not return within 15 s of the shutdown", name)
@@ -59,11 +61,11 @@ func startServe(t *testing.T, name string, cfg *Config, begin <-chan struct{}) (
 		})
 	}
 	t.Cleanup(s.stop)
-	return s, errc
+	return s
 }
 
 // waitListening waits until s logs that it listens and records its URL.
-func (s *served) waitListening(t *testing.T, errc <-chan error) {
+func (s *served) waitListening(t *testing.T) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
@@ -75,12 +77,12 @@ func (s *served) waitListening(t *testing.T, errc <-chan error) {
 			}
 		}
 		select {
-		case err := <-errc:
-			t.Fatalf("%s: serve returned before listening: %v\n%s", s.name, err, s.logs.String())
+		case <-s.done:
+			t.Fatalf("%s: serve returned before listening: %v", s.name, s.err)
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	t.Fatalf("%s: not listening after 60 s\n%s", s.name, s.logs.String())
+	t.Fatalf("%s: not listening after 60 s", s.name)
 }
 
 var (
@@ -99,11 +101,11 @@ func TestFirstStartTwoInstancesSeedOnce(t *testing.T) {
 		"DATABASE_URL": url, "SESSION_KEYS": testSessionKey, "PETSTORE_ADDR": "127.0.0.1:0",
 	})
 	begin := make(chan struct{})
-	a, aerr := startServe(t, "A", cfg, begin)
-	b, berr := startServe(t, "B", cfg, begin)
+	a := startServe(t, "A", cfg, begin)
+	b := startServe(t, "B", cfg, begin)
 	close(begin)
-	a.waitListening(t, aerr)
-	b.waitListening(t, berr)
+	a.waitListening(t)
+	b.waitListening(t)
 
 	var banners []string
 	for _, s := range []*served{a, b} {
@@ -129,6 +131,18 @@ func TestFirstStartTwoInstancesSeedOnce(t *testing.T) {
 		t.Fatalf("the banner has no password or no key:\n%s", banners[0])
 	}
 
+	c := newClient(t)
+	for _, s := range []*served{a, b} {
+		var pets []db.Pet
+		call(c, "GET", s.base+"/api/pets?limit=100", key[1], nil).must(t, 200, &pets)
+		if len(pets) != 21 {
+			t.Errorf("%s lists %d pets with the demo key, want 21", s.name, len(pets))
+		}
+	}
+	// Checked once both have stopped: the shared test server has room
+	// for only so many connections.
+	a.stop()
+	b.stop()
 	store, err := db.Open(context.Background(), url, dbtest.NewClock(t).Now)
 	if err != nil {
 		t.Fatal(err)
@@ -150,17 +164,6 @@ func TestFirstStartTwoInstancesSeedOnce(t *testing.T) {
 	if err := bcrypt.CompareHashAndPassword([]byte(admin.PasswordHash), []byte(pw[1])); err != nil {
 		t.Errorf("the banner's password is not admin's: %v", err)
 	}
-
-	c := newClient(t)
-	for _, s := range []*served{a, b} {
-		var pets []db.Pet
-		call(c, "GET", s.base+"/api/pets?limit=100", key[1], nil).must(t, 200, &pets)
-		if len(pets) != 21 {
-			t.Errorf("%s lists %d pets with the demo key, want 21", s.name, len(pets))
-		}
-	}
-	a.stop()
-	b.stop()
 }
 
 // TestServePurgesAtStart checks the housekeeping loop is wired into serve:
@@ -186,9 +189,9 @@ func TestServePurgesAtStart(t *testing.T) {
 
 	cfg := testConfig(t, map[string]string{"DATABASE_URL": url, "SESSION_KEYS": testSessionKey, "PETSTORE_ADDR": "127.0.0.1:0"})
 	begin := make(chan struct{})
-	s, errc := startServe(t, "A", cfg, begin)
+	s := startServe(t, "A", cfg, begin)
 	close(begin)
-	s.waitListening(t, errc)
+	s.waitListening(t)
 	deadline := time.Now().Add(10 * time.Second)
 	for !logHas(s.logs.String(), "INFO", `"what":"login failures","rows":1`) {
 		if time.Now().After(deadline) {
