@@ -82,8 +82,9 @@ type FailoverStore struct {
 	// lastAnswer is when the primary last answered a ping or a call
 	// (Unix ns): evidence that it is there, however slow.
 	lastAnswer atomic.Int64
-	// lastPause is when Run last saw this process run late (Unix ns).
-	lastPause atomic.Int64
+	// lastPause is when Run last saw this process run late, and lastBeat
+	// when its pause watcher last ran (Unix ns).
+	lastPause, lastBeat atomic.Int64
 	// degradedLogged is when the last call-answered-in-process warning
 	// was logged (Unix ns).
 	degradedLogged atomic.Int64

@@ -61,6 +61,9 @@ func (s *FailoverStore) Probe(ctx context.Context) bool {
 		// this process was seen running late, whichever is later: a
 		// process starved of CPU does not hear answers that came.
 		since := max(s.lastAnswer.Load(), s.lastPause.Load())
+		if beat := s.lastBeat.Load(); beat != 0 && time.Since(time.Unix(0, beat)) > pauseTick+pauseTolerance {
+			since = time.Now().UnixNano() // a pause right now: the watcher is late too
+		}
 		if silent := time.Since(time.Unix(0, since)); silent >= downAfter {
 			s.markDown(fmt.Errorf("no answer for %s: %w", silent.Round(time.Millisecond), err))
 		}
@@ -109,7 +112,7 @@ func (s *FailoverStore) Run(ctx context.Context) {
 	}
 }
 
-// watchPauses records when a tick came late, until ctx ends.
+// watchPauses records each tick, and when one came late, until ctx ends.
 func (s *FailoverStore) watchPauses(ctx context.Context) {
 	tick := time.NewTicker(pauseTick)
 	defer tick.Stop()
@@ -123,6 +126,7 @@ func (s *FailoverStore) watchPauses(ctx context.Context) {
 			if now.Sub(last) > pauseTick+pauseTolerance {
 				s.lastPause.Store(now.UnixNano())
 			}
+			s.lastBeat.Store(now.UnixNano())
 			last = now
 		}
 	}
