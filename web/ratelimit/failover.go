@@ -14,7 +14,7 @@ const (
 	DefaultProbeInterval = time.Second
 	DefaultProbeTimeout  = time.Second
 	DefaultDownAfter     = 3 * time.Second
-	DefaultMaxWait       = 10 * time.Second
+	DefaultMaxWait       = 20 * time.Second
 )
 
 // Why a call to the primary ended without its answer.
@@ -37,10 +37,10 @@ const degradedLogEvery = time.Minute
 // a call or a probe failing with a connection error (see unreachable), or,
 // for a Redis that accepts connections and never answers, a probe (a ping
 // on a path of its own, Ping) that gets no answer after the primary has
-// answered nothing, neither ping nor call, for DownAfter. A slow answer is
-// not such evidence: a burst queues for pooled connections, and a busy
-// machine answers late, pings included, yet Redis is there and must keep
-// deciding. Once down, every call still waiting on the primary is answered
+// answered nothing, neither ping nor call, for DownAfter while this
+// process ran on time. A slow answer is not such evidence: a burst queues
+// for pooled connections, and a machine short of CPU hears answers late,
+// pings included, yet Redis is there and must keep deciding. Once down, every call still waiting on the primary is answered
 // by the fallback at once, later calls go to the fallback without touching
 // the primary, and the first ping that answers brings it back. It logs one
 // warning per outage and one notice when the primary is back.
@@ -59,10 +59,11 @@ type FailoverStore struct {
 	ProbeInterval time.Duration
 	// ProbeTimeout bounds one ping. Default 1s.
 	ProbeTimeout time.Duration
-	// DownAfter is how long the primary may answer nothing before a ping
-	// without an answer is an outage: long enough for a machine so busy
-	// that answers come seconds late, short enough that a hung Redis holds
-	// a call at most about DownAfter+ProbeInterval+ProbeTimeout. Default 3s.
+	// DownAfter is how long the primary may answer nothing, while this
+	// process runs on time, before a ping without an answer is an outage:
+	// long enough for a busy machine, where answers come late, short
+	// enough that a hung Redis holds a call at most about
+	// DownAfter+ProbeInterval+ProbeTimeout. Default 3s.
 	DownAfter time.Duration
 	// MaxWait bounds how long one call may wait for the primary while the
 	// probe finds it reachable (a long queue for pooled connections on a
@@ -72,7 +73,7 @@ type FailoverStore struct {
 	// that bound the request has waited far longer than a working Redis
 	// takes even on a busy machine; holding it longer would only pile up
 	// requests, and the limiter fails open anyway when its store fails.
-	// Default 10s.
+	// Default 20s.
 	MaxWait time.Duration
 
 	primary, fallback Store
@@ -81,6 +82,9 @@ type FailoverStore struct {
 	// lastAnswer is when the primary last answered a ping or a call
 	// (Unix ns): evidence that it is there, however slow.
 	lastAnswer atomic.Int64
+	// lastPause is when Run last saw this process run late, and lastBeat
+	// when its pause watcher last ran (Unix ns).
+	lastPause, lastBeat atomic.Int64
 	// degradedLogged is when the last call-answered-in-process warning
 	// was logged (Unix ns).
 	degradedLogged atomic.Int64

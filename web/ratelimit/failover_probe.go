@@ -57,7 +57,14 @@ func (s *FailoverStore) Probe(ctx context.Context) bool {
 		if downAfter <= 0 {
 			downAfter = DefaultDownAfter
 		}
-		if silent := time.Since(time.Unix(0, s.lastAnswer.Load())); silent >= downAfter {
+		// Silence counts from the last answer, or from the last time
+		// this process was seen running late, whichever is later: a
+		// process starved of CPU does not hear answers that came.
+		since := max(s.lastAnswer.Load(), s.lastPause.Load())
+		if beat := s.lastBeat.Load(); beat != 0 && time.Since(time.Unix(0, beat)) > pauseTick+pauseTolerance {
+			since = time.Now().UnixNano() // a pause right now: the watcher is late too
+		}
+		if silent := time.Since(time.Unix(0, since)); silent >= downAfter {
 			s.markDown(fmt.Errorf("no answer for %s: %w", silent.Round(time.Millisecond), err))
 		}
 	}
@@ -67,11 +74,28 @@ func (s *FailoverStore) Probe(ctx context.Context) bool {
 // answered records that the primary answered just now.
 func (s *FailoverStore) answered() { s.lastAnswer.Store(time.Now().UnixNano()) }
 
-// Run probes the primary every ProbeInterval until ctx ends.
+// How Run tells that this process itself runs late (a machine so busy
+// that its goroutines wait seconds for a CPU): a tick of pauseTick that
+// comes more than pauseTolerance late is a pause. Failure detectors that
+// must not mistake their own stalls for a peer's (JVM pause monitors,
+// phi-accrual detectors) do the same.
+const (
+	pauseTick      = 100 * time.Millisecond
+	pauseTolerance = 250 * time.Millisecond
+)
+
+// Run probes the primary every ProbeInterval until ctx ends, and watches
+// for pauses of this process (see Probe).
 func (s *FailoverStore) Run(ctx context.Context) {
 	if s.Ping == nil {
 		return
 	}
+	watching := make(chan struct{})
+	go func() {
+		defer close(watching)
+		s.watchPauses(ctx)
+	}()
+	defer func() { <-watching }()
 	interval := s.ProbeInterval
 	if interval <= 0 {
 		interval = DefaultProbeInterval
@@ -84,6 +108,26 @@ func (s *FailoverStore) Run(ctx context.Context) {
 			return
 		case <-tick.C:
 			s.Probe(ctx)
+		}
+	}
+}
+
+// watchPauses records each tick, and when one came late, until ctx ends.
+func (s *FailoverStore) watchPauses(ctx context.Context) {
+	tick := time.NewTicker(pauseTick)
+	defer tick.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			now := time.Now()
+			if now.Sub(last) > pauseTick+pauseTolerance {
+				s.lastPause.Store(now.UnixNano())
+			}
+			s.lastBeat.Store(now.UnixNano())
+			last = now
 		}
 	}
 }

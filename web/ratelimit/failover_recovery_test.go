@@ -73,7 +73,8 @@ func TestFailoverRecovers(t *testing.T) {
 func TestFailoverSilence(t *testing.T) {
 	// Pings go unanswered, as on a machine too busy to read the answer in
 	// time or with a Redis that hangs: that is an outage only once the
-	// primary has answered nothing, ping or call, for DownAfter.
+	// primary has answered nothing, ping or call, for DownAfter while this
+	// process ran on time.
 	primary := &flakyStore{Store: NewMemoryStore()}
 	s, logs, _ := newTestFailover(primary)
 	var ping switchPing
@@ -89,6 +90,13 @@ func TestFailoverSilence(t *testing.T) {
 		t.Fatalf("an unanswered ping right after an answered call: Healthy %v, want true", s.Healthy())
 	}
 	time.Sleep(time.Until(answered.Add(s.DownAfter)))
+	// This process ran late a moment ago (Run saw a pause): the silence
+	// counts from then.
+	s.lastPause.Store(time.Now().UnixNano())
+	if s.Probe(ctx) || !s.Healthy() {
+		t.Fatalf("an unanswered ping right after a pause of this process: Healthy %v, want true", s.Healthy())
+	}
+	time.Sleep(s.DownAfter)
 	if s.Probe(ctx) || s.Healthy() {
 		t.Fatalf("no answer for %s: Healthy %v, want false", s.DownAfter, s.Healthy())
 	}
