@@ -92,7 +92,7 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger) (*Server, 
 	h := &handlers.Handler{
 		Store: store, Limiter: limiter, Shared: shared, Proxies: cfg.Proxies, Logger: logger, Events: s.Hub,
 		Sessions: web.NewSessions(cfg.SessionKeys), Metrics: metrics,
-		Config: handlers.Config{Deprecated: cfg.Deprecated, Sunset: cfg.Sunset},
+		Config: handlers.Config{Deprecated: cfg.Deprecated, Sunset: cfg.Sunset, ShopMaxOpenUnits: cfg.ShopMaxOpenUnits},
 		Now:    func() time.Time { return time.Now().UTC() },
 	}
 	s.App = handlers.NewApp(h)
