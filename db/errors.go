@@ -30,6 +30,10 @@ const (
 	ERateLimited           = "rate_limited"
 	EInternal              = "internal"
 	EUnavailable           = "unavailable"
+
+	// ETooManyOpenUnits refuses a storefront checkout past
+	// PETSTORE_SHOP_MAX_OPEN_UNITS (SPEC §9); the API never returns it.
+	ETooManyOpenUnits = "too_many_open_units"
 )
 
 // Error is a failure the caller can act on. Message is safe to show users.

@@ -19,9 +19,8 @@ type StaffUser struct {
 // CreateStaffUser adds a console user with a bcrypt hash made by the caller.
 // Errors: validation_failed (bad or taken username).
 func (s *Store) CreateStaffUser(ctx context.Context, username, passwordHash string) (*StaffUser, error) {
-	var p Problems
-	checkName(&p, "username", &username)
-	if err := p.Err(); err != nil {
+	username, err := CheckUsername(username)
+	if err != nil {
 		return nil, err
 	}
 	tx, err := s.begin(ctx)
@@ -79,6 +78,30 @@ func (s *Store) FindStaffUserByID(ctx context.Context, id int64) (*StaffUser, er
 		return nil, fmt.Errorf("find staff user: %w", err)
 	}
 	return &u, nil
+}
+
+// CheckUsername trims a console username and checks it the way
+// CreateStaffUser does (1 to 100 characters, valid UTF-8, no control
+// characters), so that a sign-in can refuse a malformed name before any
+// database work. Errors: validation_failed.
+func CheckUsername(username string) (string, error) {
+	var p Problems
+	checkName(&p, "username", &username)
+	return username, p.Err()
+}
+
+// RecordLoginAttempt records a sign-in attempt of username from ip as a
+// failure before its password is checked, and then returns the failures
+// recorded since since, this one included; a successful sign-in takes them
+// back with ClearLoginFailures. Recording first (committed) and counting
+// after is what makes a lockout hold under concurrency: of N simultaneous
+// attempts, the one that commits k-th counts at least k, so at most L of
+// them ever see L or fewer and get their password checked (SPEC §10).
+func (s *Store) RecordLoginAttempt(ctx context.Context, username, ip string, since time.Time) (int, error) {
+	if err := s.RecordLoginFailure(ctx, username, ip); err != nil {
+		return 0, err
+	}
+	return s.CountLoginFailures(ctx, username, ip, since)
 }
 
 // RecordLoginFailure notes a failed login of username from ip.

@@ -149,6 +149,7 @@ func (h *Handler) consoleLoginPage(c *fiber.Ctx) error {
 // consoleLogin checks a username and password. Five failures within 15
 // minutes lock that username for the client's IP: while locked even the
 // right password is refused (429), and attempts are not checked at all.
+// A malformed username is refused (422) before any database work.
 func (h *Handler) consoleLogin(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	v := console.LoginView{
@@ -165,12 +166,19 @@ func (h *Handler) consoleLogin(c *fiber.Ctx) error {
 	if v.Username == "" || password == "" {
 		return fail(fiber.StatusUnprocessableEntity, "Enter your username and password.")
 	}
+	if _, err := db.CheckUsername(v.Username); err != nil {
+		v.Username = "" // not echoed back: it may be huge or hold control characters
+		return fail(fiber.StatusUnprocessableEntity, "Username "+fieldProblem(err)+".")
+	}
 	ip := h.Proxies.ClientIP(c.Context().RemoteIP().String(), c.Get(fiber.HeaderXForwardedFor))
-	failures, err := h.Store.CountLoginFailures(ctx, v.Username, ip, h.Store.Now().Add(-loginWindow))
+	// The attempt is recorded as a failure before it is checked, then
+	// counted: concurrent guesses each see the others, so at most
+	// loginMaxFailures of them ever reach bcrypt.
+	failures, err := h.Store.RecordLoginAttempt(ctx, v.Username, ip, h.Store.Now().Add(-loginWindow))
 	if err != nil {
 		return err
 	}
-	if failures >= loginMaxFailures {
+	if failures > loginMaxFailures {
 		h.Logger.Warn("staff sign-in refused: locked", "user", v.Username, "ip", ip)
 		return fail(fiber.StatusTooManyRequests, lockedMessage)
 	}
@@ -183,12 +191,9 @@ func (h *Handler) consoleLogin(c *fiber.Ctx) error {
 		hash = []byte(u.PasswordHash)
 	}
 	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || u == nil {
-		if err := h.Store.RecordLoginFailure(ctx, v.Username, ip); err != nil {
-			return err
-		}
-		if failures+1 >= loginMaxFailures {
+		if failures == loginMaxFailures {
 			h.Logger.Warn("staff sign-in locked after repeated failures", "user", v.Username, "ip", ip)
-			return fail(fiber.StatusTooManyRequests, lockedMessage)
+			return fail(fiber.StatusUnauthorized, "Wrong username or password. "+lockingMessage)
 		}
 		return fail(fiber.StatusUnauthorized, "Wrong username or password.")
 	}
@@ -221,7 +226,21 @@ func (h *Handler) consoleLogin(c *fiber.Ctx) error {
 	return c.Redirect(safeNext(v.Next), fiber.StatusSeeOther)
 }
 
-const lockedMessage = "Too many failed sign-ins for this username from your address. Try again in 15 minutes."
+// Messages of the lockout: on the failure that locks, and while locked.
+const (
+	lockingMessage = "That was the fifth failure: sign-in with this username from your address is locked for 15 minutes."
+	lockedMessage  = "Too many failed sign-ins for this username from your address. Try again in 15 minutes."
+)
+
+// fieldProblem is what a validation error says about its first field
+// ("must be at most 100 characters").
+func fieldProblem(err error) string {
+	var coded *db.Error
+	if errors.As(err, &coded) && len(coded.Details) > 0 {
+		return coded.Details[0].Message
+	}
+	return "is not valid"
+}
 
 // consoleLogout ends the sign-in in the database, so a copy of the cookie
 // signs no one in on any instance, and keeps the CSRF token, so the

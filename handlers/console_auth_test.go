@@ -105,11 +105,12 @@ func TestConsoleLockout(t *testing.T) {
 	b := a.browser(t)
 	b.header["X-Forwarded-For"] = "192.0.2.10"
 	for i := 1; i <= 4; i++ {
-		b.login(staffName, "wrong").wantStatus(http.StatusUnauthorized)
+		b.login(staffName, "wrong").wantStatus(http.StatusUnauthorized).wantText("login-error", "Wrong username or password.")
 	}
-	// The fifth failure locks the username for this address…
-	b.login(staffName, "wrong").wantStatus(http.StatusTooManyRequests).wantText("login-error", "Too many failed sign-ins")
-	// …so that even the right password is refused.
+	// The fifth failure is checked like the others and says it locks the
+	// username for this address…
+	b.login(staffName, "wrong").wantStatus(http.StatusUnauthorized).wantText("login-error", "locked for 15 minutes")
+	// …so that even the right password is refused, unchecked.
 	b.login(staffName, staffPassword).wantStatus(http.StatusTooManyRequests).wantText("login-error", "Try again in 15 minutes")
 	b.get("/staff").wantRedirect("/staff/login")
 

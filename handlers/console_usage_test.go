@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -156,34 +157,54 @@ func TestConsoleDashboard(t *testing.T) {
 	_ = two
 }
 
-// downStore is a counter store that never answers, like an unreachable Redis.
-type downStore struct{}
+// downStore is a counter store that stops answering once down is set,
+// like Redis becoming unreachable; until then the Store inside answers.
+type downStore struct {
+	ratelimit.Store
+	down atomic.Bool
+}
 
 // errDown is what a client gets from a port nobody listens on: the
 // failover store tells an outage by the error's type.
 var errDown = &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
 
-func (downStore) Take(context.Context, string, ratelimit.Limits, int, time.Time) (ratelimit.TakeResult, error) {
-	return ratelimit.TakeResult{}, errDown
+func (s *downStore) Take(ctx context.Context, subject string, lim ratelimit.Limits, strikes int, now time.Time) (ratelimit.TakeResult, error) {
+	if s.down.Load() {
+		return ratelimit.TakeResult{}, errDown
+	}
+	return s.Store.Take(ctx, subject, lim, strikes, now)
 }
-func (downStore) Peek(context.Context, string, time.Time) (ratelimit.Counts, error) {
-	return ratelimit.Counts{}, errDown
+func (s *downStore) Peek(ctx context.Context, subject string, now time.Time) (ratelimit.Counts, error) {
+	if s.down.Load() {
+		return ratelimit.Counts{}, errDown
+	}
+	return s.Store.Peek(ctx, subject, now)
 }
-func (downStore) History(context.Context, string, time.Time) (ratelimit.History, error) {
-	return ratelimit.History{}, errDown
+func (s *downStore) History(ctx context.Context, subject string, now time.Time) (ratelimit.History, error) {
+	if s.down.Load() {
+		return ratelimit.History{}, errDown
+	}
+	return s.Store.History(ctx, subject, now)
 }
-func (downStore) ClearStrikes(context.Context, string, time.Time) error { return errDown }
+func (s *downStore) ClearStrikes(ctx context.Context, subject string, now time.Time) error {
+	if s.down.Load() {
+		return errDown
+	}
+	return s.Store.ClearStrikes(ctx, subject, now)
+}
 
 func TestConsoleRedisWarning(t *testing.T) {
-	shared := ratelimit.NewFailoverStore(downStore{}, ratelimit.NewMemoryStore(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	primary := &downStore{Store: ratelimit.NewMemoryStore()}
+	shared := ratelimit.NewFailoverStore(primary, ratelimit.NewMemoryStore(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	a := newTestApp(t, func(h *handlers.Handler, c *ratelimit.Config) {
 		h.Shared = shared
 		c.Store = shared
 	})
-	b := a.signedIn(t)
+	b := a.signedIn(t) // the sign-in post is counted through Redis (web.WebLimit)
 	if b.get("/staff").id("redis-warning").Length() != 0 {
-		t.Fatalf("warning shown while Redis was never asked")
+		t.Fatalf("warning shown while Redis answers")
 	}
+	primary.down.Store(true)
 	a.do(req{method: "GET", path: "/api/pets", key: a.customer}).want(t, 200) // fails open, marks Redis down
 	if shared.Healthy() {
 		t.Fatal("failover store still healthy")

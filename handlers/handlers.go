@@ -19,7 +19,14 @@ type Config struct {
 	// Deprecated is when GET /pets/{petId} was deprecated; Sunset when it goes.
 	Deprecated time.Time
 	Sunset     time.Time
+	// ShopMaxOpenUnits is the most units one storefront shopper may hold
+	// in open orders (PETSTORE_SHOP_MAX_OPEN_UNITS); 0 means
+	// DefaultShopMaxOpenUnits.
+	ShopMaxOpenUnits int64
 }
+
+// DefaultShopMaxOpenUnits is PETSTORE_SHOP_MAX_OPEN_UNITS' default (SPEC §11).
+const DefaultShopMaxOpenUnits = 10
 
 // Handler serves every route. Its fields are set once at start.
 type Handler struct {

@@ -12,7 +12,9 @@ import (
 func (h *Handler) consoleRoutes(app *fiber.App) {
 	con := app.Group("/staff", web.SecurityHeaders, consoleNoStore, web.CSRF(h.Sessions, consoleSessionName))
 	con.Get("/login", h.requireDatabase, h.consoleLoginPage)
-	con.Post("/login", h.consoleLogin)
+	// Sign-in posts count against the per-IP form limit (web.WebLimit)
+	// before any database lookup or bcrypt.
+	con.Post("/login", web.WebLimit(h.Limiter, h.Proxies, h.Logger), h.consoleLogin)
 
 	auth := h.requireStaff
 	con.Post("/logout", auth, h.consoleLogout)

@@ -10,12 +10,14 @@ import (
 	"petstore/db"
 	"petstore/views/components"
 	"petstore/views/shop"
+	"petstore/web"
 )
 
-// shopCheckout places every cart line in one transaction (Store.PlaceOrders,
-// all or nothing): POST /checkout. On success the cart empties and the
-// shopper lands on My orders with a message; on failure the cart stays as
-// it was and the line at fault says why (422).
+// shopCheckout places every cart line in one transaction
+// (Store.PlaceShopOrders, all or nothing): POST /checkout. On success the
+// cart empties and the shopper lands on My orders with a message; on
+// failure the cart stays as it was and the line at fault says why (422),
+// or, past the cap on open units, the cart says so (409).
 func (h *Handler) shopCheckout(c *fiber.Ctx) error {
 	st, err := h.shopState(c)
 	if err != nil {
@@ -29,7 +31,15 @@ func (h *Handler) shopCheckout(c *fiber.Ctx) error {
 	for i, l := range st.cart {
 		lines[i] = db.NewOrder{PetID: &l.PetID, Quantity: &l.Qty}
 	}
-	orders, err := h.Store.PlaceOrders(ctx, db.Owner{ShopperID: st.shopper}, lines)
+	orders, err := h.Store.PlaceShopOrders(ctx, st.shopper, h.shopMaxOpenUnits(), lines)
+	if db.ErrorCode(err) == db.ETooManyOpenUnits {
+		v, verr := h.cartView(ctx, st)
+		if verr != nil {
+			return verr
+		}
+		v.Error = web.ProblemOf(err).Message
+		return h.renderCart(c, st, v, fiber.StatusConflict)
+	}
 	var le *db.LineError
 	if errors.As(err, &le) && le.Line >= 0 && le.Line < len(st.cart) {
 		v, verr := h.cartView(ctx, st)
@@ -60,6 +70,15 @@ func (h *Handler) shopCheckout(c *fiber.Ctx) error {
 		return c.SendStatus(fiber.StatusOK)
 	}
 	return c.Redirect("/orders", fiber.StatusSeeOther)
+}
+
+// shopMaxOpenUnits is the most units one shopper may hold in open orders
+// (PETSTORE_SHOP_MAX_OPEN_UNITS).
+func (h *Handler) shopMaxOpenUnits() int64 {
+	if h.Config.ShopMaxOpenUnits > 0 {
+		return h.Config.ShopMaxOpenUnits
+	}
+	return DefaultShopMaxOpenUnits
 }
 
 // lineProblem words why a checkout line failed: out of stock ("Only N

@@ -21,6 +21,8 @@ type shopClient struct {
 	a       *testApp
 	cookies map[string]string
 	csrf    string
+	// header is sent with every request (X-Forwarded-For, …).
+	header map[string]string
 }
 
 func newShopClient(t *testing.T, a *testApp) *shopClient {
@@ -52,6 +54,9 @@ func (s *shopClient) send(method, path, body string, header map[string]string) *
 	}
 	if len(pairs) > 0 {
 		h["Cookie"] = strings.Join(pairs, "; ")
+	}
+	for k, v := range s.header {
+		h[k] = v
 	}
 	for k, v := range header {
 		h[k] = v

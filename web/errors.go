@@ -27,6 +27,7 @@ var statusOf = map[string]int{
 	db.ECategoryInUse:         http.StatusConflict,
 	db.EPetHasOpenOrders:      http.StatusConflict,
 	db.EIdempotencyInProgress: http.StatusConflict,
+	db.ETooManyOpenUnits:      http.StatusConflict,
 	db.EEndpointSunset:        http.StatusGone,
 	db.EPayloadTooLarge:       http.StatusRequestEntityTooLarge,
 	db.EUnsupportedMediaType:  http.StatusUnsupportedMediaType,

@@ -38,6 +38,8 @@ func TestBadConfigNamesTheVariable(t *testing.T) {
 		"TRUSTED_PROXIES":       "300.1.1.1",
 		"LOG_LEVEL":             "loud",
 		"PETSTORE_ADDR":         "8080",
+
+		"PETSTORE_SHOP_MAX_OPEN_UNITS": "0",
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := runCLI(t, map[string]string{name: value}, "", "migrate")

@@ -16,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"petstore/db"
+	"petstore/handlers"
 	"petstore/web/ratelimit"
 )
 
@@ -24,6 +25,10 @@ var (
 	defaultDeprecated = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	defaultSunset     = time.Date(2027, 6, 30, 0, 0, 0, 0, time.UTC)
 )
+
+// maxShopOpenUnits bounds PETSTORE_SHOP_MAX_OPEN_UNITS: a cap past the
+// largest stock an inventory holds caps nothing.
+const maxShopOpenUnits = db.MaxInventoryQuantity
 
 // sessionKeysFile keeps generated session secrets across restarts.
 const sessionKeysFile = "var/session_keys"
@@ -46,6 +51,9 @@ type Config struct {
 	BanDuration time.Duration
 	Proxies     ratelimit.TrustedProxies
 	LogLevel    slog.Level
+	// ShopMaxOpenUnits is the most units one storefront shopper may hold
+	// in open orders (PETSTORE_SHOP_MAX_OPEN_UNITS).
+	ShopMaxOpenUnits int64
 	// PprofAddr, when set, serves net/http/pprof there (keep it on loopback).
 	PprofAddr string
 }
@@ -69,6 +77,8 @@ func LoadConfig(getenv func(string) string) (*Config, error) {
 		BanStrikes:  ratelimit.DefaultStrikes,
 		BanDuration: ratelimit.DefaultBanBase,
 		LogLevel:    slog.LevelInfo,
+
+		ShopMaxOpenUnits: handlers.DefaultShopMaxOpenUnits,
 	}
 	bad := func(name string, err error) error { return &configError{name, err} }
 	if v := getenv("PETSTORE_ADDR"); v != "" {
@@ -121,6 +131,13 @@ func LoadConfig(getenv func(string) string) (*Config, error) {
 			return nil, bad("TRUSTED_PROXIES", errors.New("must be comma-separated IPs or CIDRs"))
 		}
 		c.Proxies = p
+	}
+	if v := getenv("PETSTORE_SHOP_MAX_OPEN_UNITS"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 || n > maxShopOpenUnits {
+			return nil, bad("PETSTORE_SHOP_MAX_OPEN_UNITS", fmt.Errorf("must be a whole number from 1 to %d, e.g. 10", maxShopOpenUnits))
+		}
+		c.ShopMaxOpenUnits = n
 	}
 	if v := getenv("PETSTORE_PPROF_ADDR"); v != "" {
 		if _, port, err := net.SplitHostPort(v); err != nil || port == "" {

@@ -70,7 +70,7 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 	h := &handlers.Handler{
 		Store: store, Limiter: limiter, Shared: shared, Proxies: cfg.Proxies, Logger: logger, Events: s.Hub,
 		Sessions: web.NewSessions(cfg.SessionKeys), Metrics: metrics,
-		Config: handlers.Config{Deprecated: cfg.Deprecated, Sunset: cfg.Sunset},
+		Config: handlers.Config{Deprecated: cfg.Deprecated, Sunset: cfg.Sunset, ShopMaxOpenUnits: cfg.ShopMaxOpenUnits},
 		Now:    now,
 	}
 	s.App = handlers.NewApp(h)

@@ -161,6 +161,8 @@ func errorTitle(status int) string {
 		return "That cannot be done now"
 	case 422:
 		return "Please check your input"
+	case 429:
+		return "Slow down, please"
 	}
 	return "That did not work"
 }

@@ -114,6 +114,22 @@ func (l *Limiter) Allow(ctx context.Context, subject string, lim Limits) (Decisi
 	return d, nil
 }
 
+// AllowUnbanned decides one request of subject under lim like Allow, for
+// a bucket that has no bans (the storefront's per-IP limit, SPEC §9): it
+// neither consults nor starts a ban, so it never reads the BanStore (the
+// database), and a rejected request only counts as a 429.
+func (l *Limiter) AllowUnbanned(ctx context.Context, subject string, lim Limits) (Decision, error) {
+	if err := lim.Validate(); err != nil {
+		return Decision{}, err
+	}
+	now := l.now().UTC()
+	r, err := l.store.Take(ctx, subject, lim, 0, now) // 0 strikes: never a ban
+	if err != nil {
+		return Decision{}, fmt.Errorf("ratelimit: %w", err)
+	}
+	return decide(now, lim, r.Counts, !r.Allowed), nil
+}
+
 // Status reports subject's state under lim without using anything: what
 // GET /rate-limit shows. Allowed says whether a request now would pass.
 func (l *Limiter) Status(ctx context.Context, subject string, lim Limits) (Decision, error) {

@@ -19,6 +19,7 @@ type newStoreFunc func(t *testing.T) Store
 func testLimiter(t *testing.T, newStore newStoreFunc) {
 	t.Run("Windows", func(t *testing.T) { testWindows(t, newStore) })
 	t.Run("Bans", func(t *testing.T) { testBans(t, newStore) })
+	t.Run("Unbanned", func(t *testing.T) { testUnbanned(t, newStore) })
 }
 
 func TestLimiterMemory(t *testing.T) {

@@ -1,0 +1,27 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestShopMaxOpenUnitsConfig(t *testing.T) {
+	cfg, err := LoadConfig(env(nil))
+	if err != nil || cfg.ShopMaxOpenUnits != 10 {
+		t.Fatalf("default: %v; want 10", err)
+	}
+	cfg, err = LoadConfig(env(map[string]string{"PETSTORE_SHOP_MAX_OPEN_UNITS": "3"}))
+	if err != nil || cfg.ShopMaxOpenUnits != 3 {
+		t.Fatalf("3: %v; want 3", err)
+	}
+	for _, bad := range []string{"0", "-1", "ten", "2.5", " 4", "1000001", "99999999999999999999"} {
+		_, err := LoadConfig(env(map[string]string{"PETSTORE_SHOP_MAX_OPEN_UNITS": bad}))
+		if err == nil {
+			t.Errorf("%q was accepted", bad)
+			continue
+		}
+		if msg := err.Error(); !strings.HasPrefix(msg, "PETSTORE_SHOP_MAX_OPEN_UNITS: must be a whole number from 1 to 1000000") || strings.Contains(msg, "\n") {
+			t.Errorf("%q: error = %q, want one line naming the variable and the range", bad, msg)
+		}
+	}
+}
