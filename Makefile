@@ -28,7 +28,7 @@ test: ## gofmt check, templ freshness check, go vet, staticcheck, go test -race
 	  stale=$$(git status --porcelain -- '*_templ.go'); if [ -n "$$stale" ]; then echo "generated templ files are stale or uncommitted:"; echo "$$stale"; exit 1; fi
 	@echo "== go vet"; $(GO) vet ./...
 	@echo "== staticcheck"; $(MAKE) --no-print-directory staticcheck
-	@echo "== go test"; $(GO) test -race -count=1 -timeout 8m ./...
+	@echo "== go test"; $(GO) test -race -count=1 -timeout 15m ./...
 	@shots=cmd/petstore/testdata/screenshots; if [ -d $$shots ]; then \
 	  echo "== screenshots of the browser tests in $$shots/:"; ls $$shots | sed 's/^/   /'; fi
 
@@ -38,7 +38,7 @@ test: ## gofmt check, templ freshness check, go vet, staticcheck, go test -race
 # test's tests and is meant to be quick.
 .PHONY: test-future
 test-future: ## go test ./... with every test clock one year ahead (PETSTORE_TEST_CLOCK_OFFSET=8760h)
-	PETSTORE_TEST_CLOCK_OFFSET=8760h $(GO) test -count=1 -timeout 8m ./...
+	PETSTORE_TEST_CLOCK_OFFSET=8760h $(GO) test -count=1 -timeout 15m ./...
 
 # staticcheck builds from its own module (.tools): goose pins a golang.org/x/exp
 # version the module proxy refuses, which staticcheck's imports would pull in here.
