@@ -15,13 +15,13 @@ import (
 // server work: storefront posts and console sign-ins (SPEC §9).
 var WebLimits = ratelimit.Limits{Plan: "web", PerMinute: 60, PerDay: 1000}
 
-// WebSubject names the bucket a browser form post counts against: its
+// webSubject names the bucket a browser form post counts against: its
 // client IP (X-Forwarded-For believed only from TRUSTED_PROXIES, as for
 // the API), an IPv6 client by its /64 (one subscriber's block, SPEC §6).
 // The "web:" prefix keeps it apart from the anonymous API's "ip:" bucket,
 // so browsing the shop never uses up a script's API allowance, nor the
 // other way round.
-func WebSubject(c *fiber.Ctx, proxies ratelimit.TrustedProxies) string {
+func webSubject(c *fiber.Ctx, proxies ratelimit.TrustedProxies) string {
 	ip := proxies.ClientIP(c.Context().RemoteIP().String(), c.Get(fiber.HeaderXForwardedFor))
 	if a, err := netip.ParseAddr(ip); err == nil && a.Is6() && !a.Is4In6() {
 		if p, err := a.Prefix(64); err == nil {
@@ -46,7 +46,7 @@ func WebLimit(limiter *ratelimit.Limiter, proxies ratelimit.TrustedProxies, logg
 		case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions:
 			return c.Next()
 		}
-		subject := WebSubject(c, proxies)
+		subject := webSubject(c, proxies)
 		d, err := limiter.AllowUnbanned(c.UserContext(), subject, WebLimits)
 		if err != nil {
 			logger.Warn("form rate limiter failed; request let through", "requestId", RequestID(c), "err", err)
