@@ -216,3 +216,21 @@ func TestShopCSRF(t *testing.T) {
 		map[string]string{"HX-Request": "true", "X-CSRF-Token": c.csrf})
 	r.wantStatus(http.StatusOK)
 }
+
+// TestShopFlashesBounded: a script that posts to the cart again and again
+// without loading a page gets a working session every time (the queued
+// messages do not outgrow the cookie), and the next page shows only the
+// newest few.
+func TestShopFlashesBounded(t *testing.T) {
+	a := newTestApp(t)
+	s := catalogSeed(t, a)
+	c := newShopClient(t, a)
+	rex := itoa(s.pets["Rex"].ID)
+	for range 27 { // 54 posts, under the form limit of 60 a minute
+		c.post("/cart", form("pet_id", rex, "quantity", "1")).wantRedirect("/cart")
+		c.post("/cart/lines/"+rex+"/remove", form()).wantRedirect("/cart")
+	}
+	if got := c.get("/cart").wantStatus(http.StatusOK).texts("flash"); len(got) != 3 {
+		t.Errorf("the cart page shows %d messages, want the newest 3: %q", len(got), got)
+	}
+}

@@ -27,6 +27,9 @@ const (
 	keyCart    = "cart"
 )
 
+// maxFlashes bounds the messages waiting for the next page.
+const maxFlashes = 3
+
 // maxCartLines bounds the cart, so the cookie stays well under 4 KiB.
 const maxCartLines = 25
 
@@ -158,6 +161,14 @@ func (h *Handler) saveShop(c *fiber.Ctx, sess *sessions.Session) error {
 // flash queues a message for the next page the shopper sees (after a
 // redirect). Flashes are "kind|text" strings.
 func flash(st *shopState, kind, text string) {
+	// Only the newest few wait: a script posting again and again without
+	// loading a page would otherwise grow the cookie past what a browser
+	// keeps (4 KiB) and the session could no longer be saved.
+	if queued := st.sess.Flashes(); len(queued) > 0 {
+		for _, f := range queued[max(0, len(queued)-maxFlashes+1):] {
+			st.sess.AddFlash(f)
+		}
+	}
 	st.sess.AddFlash(kind + "|" + text)
 }
 
