@@ -59,7 +59,7 @@ func TestRedisUnreachableAtStart(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	call(c, "GET", n.base+"/api/categories", key, nil).must(t, 200, nil)
-	counter := fmt.Sprintf("%s{%s}:d:%d", cfg.RedisPrefix, k.Subject(), time.Now().Unix()/86400)
+	counter := fmt.Sprintf("%s{%s}:d:%d", cfg.RedisPrefix, k.Subject(), n.clock.Now().Unix()/86400)
 	if v, err := rc.Get(context.Background(), counter).Int64(); err != nil || v != 1 {
 		t.Errorf("Redis %s = %d (%v), want 1: the decision after recovery did not land in Redis", counter, v, err)
 	}
