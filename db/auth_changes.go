@@ -34,11 +34,15 @@ func (tx *Tx) bumpAuthVersion(ctx context.Context) error {
 
 type authSnapshotKey struct{}
 
-// authSnapshot is the counter as one request first read it.
+// authSnapshot is the counter as one request first read it, or the
+// outage that kept it from reading it: a request that found the database
+// unreachable does not wait for it a second time (a hung server costs the
+// connect timeout once per request, not once per query).
 type authSnapshot struct {
 	mu      sync.Mutex
 	version int64
 	ok      bool
+	err     error
 }
 
 // WithAuthSnapshot returns a context for one request in which the change
@@ -67,25 +71,39 @@ func (snap *authSnapshot) remember(v int64) {
 	}
 }
 
-func (snap *authSnapshot) get() (int64, bool) {
-	if snap == nil {
-		return 0, false
+// fail records err when it says the database is unavailable.
+func (snap *authSnapshot) fail(err error) {
+	if snap == nil || !IsUnavailable(err) {
+		return
 	}
 	snap.mu.Lock()
 	defer snap.mu.Unlock()
-	return snap.version, snap.ok
+	if !snap.ok && snap.err == nil {
+		snap.err = err
+	}
+}
+
+func (snap *authSnapshot) get() (int64, bool, error) {
+	if snap == nil {
+		return 0, false, nil
+	}
+	snap.mu.Lock()
+	defer snap.mu.Unlock()
+	return snap.version, snap.ok, snap.err
 }
 
 // AuthVersion returns the change counter of keys and bans: the value this
 // request already read (WithAuthSnapshot), else a fresh read.
 func (s *Store) AuthVersion(ctx context.Context) (int64, error) {
 	snap := snapshotOf(ctx)
-	if v, ok := snap.get(); ok {
-		return v, nil
+	if v, ok, err := snap.get(); ok || err != nil {
+		return v, err
 	}
 	var v int64
 	if err := s.get(ctx, &v, authVersionQuery); err != nil {
-		return 0, fmt.Errorf("auth version: %w", err)
+		err = fmt.Errorf("auth version: %w", err)
+		snap.fail(err)
+		return 0, err
 	}
 	snap.remember(v)
 	return v, nil

@@ -302,7 +302,9 @@ func (s *Store) Authenticate(ctx context.Context, plain string) (*APIKey, error)
 	}
 	var row authRow
 	if err := s.get(ctx, &row, authQuery, hash); err != nil {
-		return nil, fmt.Errorf("authenticate: %w", err)
+		err = fmt.Errorf("authenticate: %w", err)
+		snapshotOf(ctx).fail(err)
+		return nil, err
 	}
 	snapshotOf(ctx).remember(row.Version)
 	k := row.key()

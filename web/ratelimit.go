@@ -75,6 +75,18 @@ func (r *RateLimiter) Count(c *fiber.Ctx) error {
 		}
 		return nil
 	}
+	if keyErr, ok := c.Locals(localAuthErr).(error); ok && db.IsUnavailable(keyErr) {
+		// The key could not be checked: the database is down. The request
+		// counts against the client's IP like an anonymous one, so its
+		// answer carries every header, but the answer is the 503 (SPEC §2):
+		// a client whose valid key cannot be read is neither limited nor
+		// banned for the outage's sake.
+		if d, err := r.Limiter.AllowUnbanned(c.UserContext(), subject, lim); err == nil {
+			d.Headers(func(k, v string) { c.Set(k, v) })
+		}
+		r.report("unavailable")
+		return keyErr
+	}
 	d, err := r.Limiter.Allow(c.UserContext(), subject, lim)
 	if err != nil {
 		r.report("error")
