@@ -2,60 +2,24 @@ package main
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/url"
-	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
 )
 
-// staffBrowser is a console visitor whose cookie the test keeps by hand,
+// staffBrowser is a console visitor (a shopper keeping the console cookie)
+// whose cookie the test keeps by hand,
 // so that it can be copied to another client, as a thief would.
-type staffBrowser struct {
-	t      *testing.T
-	c      *http.Client
-	cookie string // petstore_staff=...
-}
+type staffBrowser = shopper
 
 func newStaffBrowser(t *testing.T) *staffBrowser {
-	return &staffBrowser{t: t, c: &http.Client{
+	return &shopper{t: t, name: "petstore_staff", c: &http.Client{
 		Timeout:       30 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}
-}
-
-// visit sends one request with the cookie and keeps any new one.
-func (b *staffBrowser) visit(method, target string, form url.Values) answer {
-	b.t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, err := http.NewRequest(method, target, body)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	if b.cookie != "" {
-		req.Header.Set("Cookie", b.cookie)
-	}
-	res, err := b.c.Do(req)
-	if err != nil {
-		b.t.Fatalf("%s %s: %v", method, target, err)
-	}
-	defer res.Body.Close()
-	out, _ := io.ReadAll(res.Body)
-	for _, ck := range res.Cookies() {
-		if ck.Name == "petstore_staff" {
-			b.cookie = ck.Name + "=" + ck.Value
-		}
-	}
-	return answer{status: res.StatusCode, header: res.Header, body: out}
 }
 
 // token is the CSRF token of the page at target.

@@ -293,7 +293,10 @@ func TestMultiInstanceBans(t *testing.T) {
 type shopper struct {
 	t      *testing.T
 	c      *http.Client
-	cookie string // the shop's session cookie, name=value
+	cookie string // the session cookie, name=value
+	// name is the cookie kept: the shop's unless set (a console visitor
+	// keeps the console's).
+	name string
 }
 
 // csrfInput finds the token of the page's forms.
@@ -323,8 +326,12 @@ func (b *shopper) visit(method, target string, form url.Values) answer {
 	}
 	defer res.Body.Close()
 	out, _ := io.ReadAll(res.Body)
+	name := b.name
+	if name == "" {
+		name = "petstore_shop"
+	}
 	for _, ck := range res.Cookies() {
-		if ck.Name == "petstore_shop" {
+		if ck.Name == name {
 			b.cookie = ck.Name + "=" + ck.Value
 		}
 	}
