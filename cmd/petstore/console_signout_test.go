@@ -10,9 +10,9 @@ import (
 	"golang.org/x/crypto/bcrypt"
 )
 
-// staffBrowser is a console visitor (a shopper keeping the console cookie)
-// whose cookie the test keeps by hand,
-// so that it can be copied to another client, as a thief would.
+// staffBrowser is a console visitor: a shopper that keeps the console's
+// cookie by hand, so that it can be copied to another client, as a thief
+// would.
 type staffBrowser = shopper
 
 func newStaffBrowser(t *testing.T) *staffBrowser {
