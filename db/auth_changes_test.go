@@ -113,7 +113,7 @@ func TestAuthSnapshot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.CreateBan(ctx, "ip:192.0.2.1", time.Now(), time.Now().Add(time.Minute)); err != nil {
+		if err := s.CreateBan(ctx, "ip:192.0.2.1", s.Now(), s.Now().Add(time.Minute)); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := s.AuthVersion(req); got != first {

@@ -37,7 +37,7 @@ func TestRecordLoginAttempt(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
 		s := open(t)
-		now := time.Now().UTC().Truncate(time.Second)
+		now := dbtest.Present(t).Truncate(time.Second)
 		s.Now = func() time.Time { return now }
 		attempt := func(user, ip string) int {
 			t.Helper()

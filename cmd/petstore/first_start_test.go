@@ -179,7 +179,7 @@ func TestServePurgesAtStart(t *testing.T) {
 	if err := store.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	now := time.Now().UTC()
+	now := dbtest.Present(t) // serve runs on a test clock standing there
 	for user, at := range map[string]time.Time{"stale": now.Add(-db.LoginFailureRetention - time.Hour), "recent": now.Add(-time.Hour)} {
 		if _, err := store.DB().Exec(`INSERT INTO login_failures (username, client_ip, at) VALUES ($1, '192.0.2.1', $2)`, user, at); err != nil {
 			t.Fatal(err)
