@@ -2,10 +2,8 @@ package handlers_test
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"petstore/db/dbtest"
@@ -22,33 +20,11 @@ func TestSignInConcurrentGuesses(t *testing.T) {
 		b.get("/staff/login").wantStatus(http.StatusOK)
 		body := url.Values{"username": {staffName}, "password": {"wrong"}, "_csrf": {b.csrf}}.Encode()
 
-		var mu sync.Mutex
-		statuses := map[int]int{}
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		for range 20 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r := httptest.NewRequest(http.MethodPost, "/staff/login", strings.NewReader(body))
-				r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-				for _, c := range b.cookies { // read only while the guesses run
-					r.AddCookie(c)
-				}
-				<-start
-				res, err := a.app.Test(r, -1)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				res.Body.Close()
-				mu.Lock()
-				statuses[res.StatusCode]++
-				mu.Unlock()
-			}()
-		}
-		close(start)
-		wg.Wait()
+		statuses := postAtOnce(t, a, 20, "/staff/login", body, func(r *http.Request) {
+			for _, c := range b.cookies {
+				r.AddCookie(c)
+			}
+		})
 		checked, locked := statuses[http.StatusUnauthorized], statuses[http.StatusTooManyRequests]
 		if checked > 5 || checked+locked != 20 {
 			t.Fatalf("answers = %v: want at most 5 checked (401), the rest locked (429)", statuses)

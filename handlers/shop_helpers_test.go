@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
@@ -252,4 +254,35 @@ func form(kv ...string) url.Values {
 		v.Set(kv[i], kv[i+1])
 	}
 	return v
+}
+
+// postAtOnce sends n copies of one form post through the app at the same
+// moment (a script replaying a cookie) and counts the answers by status.
+// setCookies adds the sender's cookies to each request.
+func postAtOnce(t *testing.T, a *testApp, n int, path, body string, setCookies func(*http.Request)) map[int]int {
+	t.Helper()
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range n {
+		r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		setCookies(r)
+		wg.Go(func() {
+			<-start
+			res, err := a.app.Test(r, -1)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			res.Body.Close()
+			mu.Lock()
+			statuses[res.StatusCode]++
+			mu.Unlock()
+		})
+	}
+	close(start)
+	wg.Wait()
+	return statuses
 }

@@ -2,9 +2,7 @@ package handlers_test
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"petstore/db/dbtest"
@@ -102,31 +100,9 @@ func TestShopMaxOpenUnitsConcurrent(t *testing.T) {
 			cookies = append(cookies, k+"="+v)
 		}
 
-		var mu sync.Mutex
-		statuses := map[int]int{}
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		for range 4 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r := httptest.NewRequest(http.MethodPost, "/checkout", strings.NewReader("_csrf="+s.csrf))
-				r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-				r.Header.Set("Cookie", strings.Join(cookies, "; "))
-				<-start
-				res, err := a.app.Test(r, -1)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				res.Body.Close()
-				mu.Lock()
-				statuses[res.StatusCode]++
-				mu.Unlock()
-			}()
-		}
-		close(start)
-		wg.Wait()
+		statuses := postAtOnce(t, a, 4, "/checkout", "_csrf="+s.csrf, func(r *http.Request) {
+			r.Header.Set("Cookie", strings.Join(cookies, "; "))
+		})
 		if statuses[http.StatusSeeOther] != 1 || statuses[http.StatusConflict] != 3 {
 			t.Fatalf("answers = %v, want one checkout placed (303) and three refused (409)", statuses)
 		}
