@@ -7,13 +7,14 @@ import (
 
 // Error codes of SPEC §2. A Store returns an *Error with one of these for
 // every failure the caller caused; anything else is a bug or an outage.
+// The codes only HTTP raises (method_not_allowed, payload_too_large,
+// unsupported_media_type, endpoint_sunset) are web's.
 const (
 	EBadRequest            = "bad_request"
 	EUnauthorized          = "unauthorized"
 	EForbidden             = "forbidden"
 	EBanned                = "api_key_banned"
 	ENotFound              = "not_found"
-	EMethodNotAllowed      = "method_not_allowed"
 	EInsufficientStock     = "insufficient_stock"
 	EPetNotAvailable       = "pet_not_available"
 	EInvalidTransition     = "invalid_transition"
@@ -22,9 +23,6 @@ const (
 	ECategoryInUse         = "category_in_use"
 	EPetHasOpenOrders      = "pet_has_open_orders"
 	EIdempotencyInProgress = "idempotency_in_progress"
-	EEndpointSunset        = "endpoint_sunset"
-	EPayloadTooLarge       = "payload_too_large"
-	EUnsupportedMediaType  = "unsupported_media_type"
 	EValidationFailed      = "validation_failed"
 	EIdempotencyKeyReused  = "idempotency_key_reused"
 	ERateLimited           = "rate_limited"

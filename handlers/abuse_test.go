@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gofiber/fiber/v2"
-
 	"petstore/db/dbtest"
 	"petstore/web"
 )
@@ -395,8 +393,7 @@ func TestAbuseSlowClients(t *testing.T) {
 func TestAbuseClientReset(t *testing.T) {
 	a := newTestApp(t)
 	var logs lockedLog
-	a.app = web.NewApp(web.AppOptions{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Prepare: a.handler.PrepareAnswer,
-		Page: func(c *fiber.Ctx, p web.Problem) error { return c.SendString("page") }})
+	a.app = web.NewApp(web.AppOptions{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Prepare: a.handler.PrepareAnswer})
 	a.handler.Routes(a.app)
 	addr := strings.TrimPrefix(a.listen(), "http://")
 	for range 3 {

@@ -1,14 +1,21 @@
-// Package handlers holds the pet store's HTTP handlers for its three
-// audiences: the JSON API (api_*.go), the storefront (shop_*.go) and the
-// staff console (console_*.go). routes.go is the only route table.
+// Package handlers builds the pet store's app: the route table of its
+// three audiences, each served by a package of its own (handlers/api, the
+// JSON API; handlers/shop, the storefront; handlers/console, the staff
+// console), and the health checks. routes.go is the only route table.
 package handlers
 
 import (
+	"cmp"
 	"log/slog"
 	"sync"
 	"time"
 
+	"github.com/gofiber/fiber/v2"
+
 	"petstore/db"
+	"petstore/handlers/api"
+	"petstore/handlers/console"
+	"petstore/handlers/shop"
 	"petstore/web"
 	"petstore/web/events"
 	"petstore/web/ratelimit"
@@ -28,7 +35,8 @@ type Config struct {
 // DefaultShopMaxOpenUnits is PETSTORE_SHOP_MAX_OPEN_UNITS' default (SPEC §11).
 const DefaultShopMaxOpenUnits = 10
 
-// Handler serves every route. Its fields are set once at start.
+// Handler is what the app is built from: every part the three audiences'
+// handlers share. Its fields are set once at start.
 type Handler struct {
 	Store   *db.Store
 	Limiter *ratelimit.Limiter
@@ -47,17 +55,36 @@ type Handler struct {
 	// Metrics, when set, measures requests, limits and orders.
 	Metrics *web.Metrics
 
-	limiterOnce sync.Once
-	limiter     *web.RateLimiter
-
-	docOnce sync.Once
-	doc     []byte
-	docErr  error
+	audiencesOnce sync.Once
+	api           *api.Handler
+	shop          *shop.Handler
+	console       *console.Handler
 }
 
-// ordersPlaced counts placed orders in the metrics.
-func (h *Handler) ordersPlaced(n int) {
-	if h.Metrics != nil {
-		h.Metrics.OrdersPlaced(n)
-	}
+// audiences are the handlers of the API, the storefront and the console,
+// each given the fields it uses, built once.
+func (h *Handler) audiences() (*api.Handler, *shop.Handler, *console.Handler) {
+	h.audiencesOnce.Do(func() {
+		h.api = &api.Handler{
+			Store: h.Store, Limiter: h.Limiter, Proxies: h.Proxies, Events: h.Events,
+			Logger: h.Logger, Sunset: h.Config.Sunset, Metrics: h.Metrics,
+		}
+		h.shop = &shop.Handler{
+			Store: h.Store, Sessions: h.Sessions, Metrics: h.Metrics,
+			MaxOpenUnits: cmp.Or(h.Config.ShopMaxOpenUnits, DefaultShopMaxOpenUnits),
+		}
+		h.console = &console.Handler{
+			Store: h.Store, Sessions: h.Sessions, Limiter: h.Limiter, Shared: h.Shared,
+			Proxies: h.Proxies, Events: h.Events, Logger: h.Logger, Now: h.Now,
+		}
+	})
+	return h.api, h.shop, h.console
+}
+
+// PrepareAnswer gives an API error answer made outside the middleware
+// chain (Fiber's 413 for an oversize body) the headers of every other API
+// answer (api.Handler.PrepareAnswer).
+func (h *Handler) PrepareAnswer(c *fiber.Ctx) {
+	a, _, _ := h.audiences()
+	a.PrepareAnswer(c)
 }

@@ -30,14 +30,3 @@ func (h *Handler) readyz(c *fiber.Ctx) error {
 	}
 	return c.JSON(body)
 }
-
-// requireDatabase answers 503 unavailable, through the error handler, when
-// the database does not answer a ping: for a page that needs no query to
-// render but leads nowhere without one (the console's sign-in form), so
-// nobody types a password into a form that cannot work.
-func (h *Handler) requireDatabase(c *fiber.Ctx) error {
-	if err := h.Store.Ping(c.UserContext()); err != nil {
-		return err
-	}
-	return c.Next()
-}

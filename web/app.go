@@ -26,8 +26,6 @@ type AppOptions struct {
 	Logger *slog.Logger
 	// Prepare runs for error answers made before the middleware ran.
 	Prepare func(c *fiber.Ctx)
-	// Page renders an error page for browsers.
-	Page func(c *fiber.Ctx, p Problem) error
 	// Metrics, when set, measures every request.
 	Metrics *Metrics
 }
@@ -38,7 +36,7 @@ type AppOptions struct {
 func NewApp(o AppOptions) *fiber.App {
 	app := fiber.New(fiber.Config{
 		AppName:               "petstore",
-		ErrorHandler:          ErrorHandler(o.Logger, o.Prepare, o.Page),
+		ErrorHandler:          ErrorHandler(o.Logger, o.Prepare),
 		BodyLimit:             1 << 20,
 		ReadBufferSize:        16 << 10,
 		ReadTimeout:           15 * time.Second,
@@ -86,7 +84,6 @@ const (
 	localRequestID localKey = iota
 	localAPIKey
 	localAuthErr
-	localRoute
 	localRateLimited
 )
 

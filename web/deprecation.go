@@ -42,7 +42,7 @@ func (d *Deprecated) Mark(c *fiber.Ctx) error {
 // Gone answers 410 endpoint_sunset once the sunset has passed.
 func (d *Deprecated) Gone(c *fiber.Ctx) error {
 	if !d.Now().Before(d.Sunset) {
-		return db.Errorf(db.EEndpointSunset, "This operation was retired on %s; use GET /api/pets?ids=.", d.Sunset.UTC().Format(time.RFC3339))
+		return db.Errorf(EEndpointSunset, "This operation was retired on %s; use GET /api/pets?ids=.", d.Sunset.UTC().Format(time.RFC3339))
 	}
 	return c.Next()
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -11,14 +12,24 @@ import (
 	"petstore/db"
 )
 
-// statusOf maps every error code of SPEC §2 to its HTTP status.
+// Error codes of SPEC §2 that only HTTP raises: the store never returns
+// them, so they live here rather than in db.
+const (
+	EMethodNotAllowed     = "method_not_allowed"
+	EPayloadTooLarge      = "payload_too_large"
+	EUnsupportedMediaType = "unsupported_media_type"
+	EEndpointSunset       = "endpoint_sunset"
+)
+
+// statusOf maps every error code of SPEC §2, the store's and HTTP's own,
+// to its HTTP status.
 var statusOf = map[string]int{
 	db.EBadRequest:            http.StatusBadRequest,
 	db.EUnauthorized:          http.StatusUnauthorized,
 	db.EForbidden:             http.StatusForbidden,
 	db.EBanned:                http.StatusForbidden,
 	db.ENotFound:              http.StatusNotFound,
-	db.EMethodNotAllowed:      http.StatusMethodNotAllowed,
+	EMethodNotAllowed:         http.StatusMethodNotAllowed,
 	db.EInsufficientStock:     http.StatusConflict,
 	db.EPetNotAvailable:       http.StatusConflict,
 	db.EInvalidTransition:     http.StatusConflict,
@@ -28,9 +39,9 @@ var statusOf = map[string]int{
 	db.EPetHasOpenOrders:      http.StatusConflict,
 	db.EIdempotencyInProgress: http.StatusConflict,
 	db.ETooManyOpenUnits:      http.StatusConflict,
-	db.EEndpointSunset:        http.StatusGone,
-	db.EPayloadTooLarge:       http.StatusRequestEntityTooLarge,
-	db.EUnsupportedMediaType:  http.StatusUnsupportedMediaType,
+	EEndpointSunset:           http.StatusGone,
+	EPayloadTooLarge:          http.StatusRequestEntityTooLarge,
+	EUnsupportedMediaType:     http.StatusUnsupportedMediaType,
 	db.EValidationFailed:      http.StatusUnprocessableEntity,
 	db.EIdempotencyKeyReused:  http.StatusUnprocessableEntity,
 	db.ERateLimited:           http.StatusTooManyRequests,
@@ -43,11 +54,11 @@ var statusOf = map[string]int{
 var codeOfStatus = map[int]*db.Error{
 	http.StatusBadRequest:                  {Code: db.EBadRequest, Message: "The request is malformed."},
 	http.StatusNotFound:                    {Code: db.ENotFound, Message: "Not found."},
-	http.StatusMethodNotAllowed:            {Code: db.EMethodNotAllowed, Message: "Method not allowed."},
-	http.StatusRequestEntityTooLarge:       {Code: db.EPayloadTooLarge, Message: "The request body is larger than 64 KiB."},
+	http.StatusMethodNotAllowed:            {Code: EMethodNotAllowed, Message: "Method not allowed."},
+	http.StatusRequestEntityTooLarge:       {Code: EPayloadTooLarge, Message: "The request body is larger than 64 KiB."},
 	http.StatusRequestHeaderFieldsTooLarge: {Code: db.EBadRequest, Message: "The request headers are too large."},
 	http.StatusRequestTimeout:              {Code: db.EBadRequest, Message: "The request took too long to arrive."},
-	http.StatusUnsupportedMediaType:        {Code: db.EUnsupportedMediaType, Message: "The request body must be JSON."},
+	http.StatusUnsupportedMediaType:        {Code: EUnsupportedMediaType, Message: "The request body must be JSON."},
 	http.StatusServiceUnavailable:          {Code: db.EUnavailable, Message: "The service is unavailable; try again shortly."},
 }
 
@@ -92,20 +103,45 @@ func ProblemOf(err error) Problem {
 	return Problem{Code: db.EInternal, Message: "Internal error.", Status: http.StatusInternalServerError}
 }
 
+// answerOf is the error the request's answer is made from: err itself,
+// but for a request Fiber could not read off a broken or reset connection
+// (its 502), which is the client's doing (and the client is usually gone),
+// not a 5xx to log as ours. The error handler and Observe both ask it, so
+// the log and the metrics see the status the client is sent.
+func answerOf(c *fiber.Ctx, err error) error {
+	var fe *fiber.Error
+	if errors.As(err, &fe) && fe.Code == http.StatusBadGateway && unparsed(c) {
+		return BadRequest("The request could not be read.")
+	}
+	return err
+}
+
+// ProblemJSON is the body of the Error object as the API sends it: the
+// error handler writes it, and Idempotency keeps it for replays.
+func ProblemJSON(p Problem) []byte {
+	b, err := json.Marshal(p)
+	if err != nil { // a Problem holds only strings and ints
+		panic("web: encode Problem: " + err.Error())
+	}
+	return b
+}
+
+// SendProblem writes p as the Error object (status set by the caller).
+func SendProblem(c *fiber.Ctx, p Problem) error {
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	return c.Send(ProblemJSON(p))
+}
+
 // ErrorHandler answers every failed request (fiber.Config.ErrorHandler):
-// the Error object for the API and JSON clients, a fragment for htmx and a
-// page for browsers. prepare, when set, runs for answers Fiber produces
-// before any handler ran (a 413 from the body limit), so they carry the
-// same headers as the rest.
-func ErrorHandler(logger *slog.Logger, prepare func(c *fiber.Ctx), page func(c *fiber.Ctx, p Problem) error) fiber.ErrorHandler {
+// it sets the status, logs server failures once with the request id, and
+// lets the route group that matched render the answer (its
+// ErrorRenderer, see Surface); without one, and for requests it could not
+// read, the answer is the Error object. prepare, when set, runs for
+// answers Fiber produces before any handler ran (a 413 from the body
+// limit), so they carry the same headers as the rest.
+func ErrorHandler(logger *slog.Logger, prepare func(c *fiber.Ctx)) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
-		var fe *fiber.Error
-		if errors.As(err, &fe) && fe.Code == http.StatusBadGateway && unparsed(c) {
-			// Fiber's name for a request it could not read off a broken or
-			// reset connection: the client's doing (and the client is
-			// usually gone), not a 5xx to log as ours.
-			err = BadRequest("The request could not be read.")
-		}
+		err = answerOf(c, err)
 		p := ProblemOf(err)
 		if prepare != nil {
 			prepare(c)
@@ -118,11 +154,17 @@ func ErrorHandler(logger *slog.Logger, prepare func(c *fiber.Ctx), page func(c *
 			}
 		}
 		c.Status(p.Status)
-		if IsAPI(c) || page == nil || unparsed(c) || strings.Contains(c.Get(fiber.HeaderAccept), fiber.MIMEApplicationJSON) {
-			return c.JSON(p)
+		if s := surfaceOf(c); s != nil && s.Errors != nil && !unparsed(c) {
+			return s.Errors(c, p)
 		}
-		return page(c, p)
+		return SendProblem(c, p)
 	}
+}
+
+// WantsJSON reports whether a browser surface's error should still be the
+// Error object: the client asks for JSON (a script, not a person).
+func WantsJSON(c *fiber.Ctx) bool {
+	return strings.Contains(c.Get(fiber.HeaderAccept), fiber.MIMEApplicationJSON)
 }
 
 // unparsed reports an answer to a request fasthttp could not read (headers
@@ -133,7 +175,8 @@ func unparsed(c *fiber.Ctx) bool {
 	return len(c.Request().Header.RawHeaders()) == 0
 }
 
-// IsAPI reports whether the request is for the JSON API.
+// IsAPI reports whether the request is for the JSON API, by its path: for
+// answers made before any route group saw the request (Fiber's 413).
 func IsAPI(c *fiber.Ctx) bool {
 	p := c.Path()
 	return p == "/api" || strings.HasPrefix(p, "/api/")

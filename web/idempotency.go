@@ -59,32 +59,38 @@ func Idempotency(store IdempotencyStore, logger *slog.Logger) fiber.Handler {
 			}
 			return c.Status(stored.Status).Send(replayBody(c, stored))
 		}
-		if err := c.Next(); err != nil {
-			// Write the error answer now so it can be stored like any other.
-			if herr := c.App().Config().ErrorHandler(c, err); herr != nil {
-				return herr
-			}
-		}
-		status := c.Response().StatusCode()
+		r, err := answered(c, c.Next())
 		// An answer marked no-store (the issued API key, whose plain form
 		// must never be kept) is not kept here either: the key is released.
-		if status >= 500 || strings.Contains(string(c.Response().Header.Peek(fiber.HeaderCacheControl)), "no-store") {
-			if err := store.AbandonIdempotent(context.WithoutCancel(ctx), owner, key); err != nil {
-				logger.Error("abandon idempotency key", "requestId", RequestID(c), "err", err)
+		if r.Status >= 500 || strings.Contains(string(c.Response().Header.Peek(fiber.HeaderCacheControl)), "no-store") {
+			if aerr := store.AbandonIdempotent(context.WithoutCancel(ctx), owner, key); aerr != nil {
+				logger.Error("abandon idempotency key", "requestId", RequestID(c), "err", aerr)
 			}
-			return nil
+			return err
 		}
-		r := db.StoredResponse{
-			Status:      status,
+		if ferr := store.FinishIdempotent(context.WithoutCancel(ctx), owner, key, r); ferr != nil {
+			logger.Error("store idempotent answer", "requestId", RequestID(c), "err", ferr)
+		}
+		return err
+	}
+}
+
+// answered is the answer to keep for a request the rest of the chain
+// handled: the response written, or for an error the Error object the
+// error handler will send (ProblemOf, ProblemJSON), since the API answers
+// errors with it. err is passed back for the error handler.
+func answered(c *fiber.Ctx, err error) (db.StoredResponse, error) {
+	if err == nil {
+		return db.StoredResponse{
+			Status:      c.Response().StatusCode(),
 			ContentType: string(c.Response().Header.ContentType()),
 			Location:    string(c.Response().Header.Peek(fiber.HeaderLocation)),
 			Body:        append([]byte(nil), c.Response().Body()...),
-		}
-		if err := store.FinishIdempotent(context.WithoutCancel(ctx), owner, key, r); err != nil {
-			logger.Error("store idempotent answer", "requestId", RequestID(c), "err", err)
-		}
-		return nil
+		}, nil
 	}
+	p := ProblemOf(answerOf(c, err))
+	p.RequestID = RequestID(c)
+	return db.StoredResponse{Status: p.Status, ContentType: fiber.MIMEApplicationJSON, Body: ProblemJSON(p)}, err
 }
 
 // replayBody is the stored body to send again. A stored Error is sent with

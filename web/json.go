@@ -23,11 +23,11 @@ import (
 func DecodeJSON(c *fiber.Ctx, v any) error {
 	mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
 	if err != nil || (mt != fiber.MIMEApplicationJSON && !strings.HasSuffix(mt, "+json")) {
-		return db.Errorf(db.EUnsupportedMediaType, "The request body must be application/json.")
+		return db.Errorf(EUnsupportedMediaType, "The request body must be application/json.")
 	}
 	body := c.Body()
 	if len(body) > MaxBody {
-		return db.Errorf(db.EPayloadTooLarge, "The request body is larger than 64 KiB.")
+		return db.Errorf(EPayloadTooLarge, "The request body is larger than 64 KiB.")
 	}
 	if !utf8.Valid(body) {
 		return BadRequest("The request body is not valid UTF-8.")

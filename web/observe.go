@@ -10,18 +10,18 @@ import (
 
 // Observe logs and measures every request once it is answered: one JSON
 // log line with the request id, method, route template, status, duration
-// and key id (never the key), and the Prometheus counters. Errors are
-// rendered here, by the app's error handler, so both see the final status.
+// and key id (never the key), and the Prometheus counters. A failed
+// request is counted with the status the error handler will give it
+// (ProblemOf, as the handler uses), and its error passed on to be answered.
 func Observe(logger *slog.Logger, m *Metrics) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
-		if err := c.Next(); err != nil {
-			if herr := c.App().Config().ErrorHandler(c, err); herr != nil {
-				_ = c.SendStatus(fiber.StatusInternalServerError)
-			}
-		}
+		err := c.Next()
 		elapsed := time.Since(start)
 		status := c.Response().StatusCode()
+		if err != nil {
+			status = ProblemOf(answerOf(c, err)).Status
+		}
 		route := routeTemplate(c)
 		// Fiber's strings point into buffers it reuses: copy what outlives the request.
 		method := strings.Clone(c.Method())
@@ -33,7 +33,7 @@ func Observe(logger *slog.Logger, m *Metrics) fiber.Handler {
 			level = slog.LevelError
 		}
 		if !logger.Enabled(c.UserContext(), level) {
-			return nil
+			return err
 		}
 		attrs := []slog.Attr{
 			slog.String("requestId", RequestID(c)),
@@ -46,17 +46,6 @@ func Observe(logger *slog.Logger, m *Metrics) fiber.Handler {
 			attrs = append(attrs, slog.Int64("keyId", k.ID))
 		}
 		logger.LogAttrs(c.UserContext(), level, "request", attrs...)
-		return nil
+		return err
 	}
-}
-
-// routeTemplate is the matched route's pattern ("/api/pets/:petId"), so
-// metrics stay bounded whatever paths clients send; requests no route
-// took share one label.
-func routeTemplate(c *fiber.Ctx) string {
-	r := c.Route()
-	if r == nil || r.Path == "" || r.Path == "/" && c.Path() != "/" || r.Path == "/api" && c.Path() != "/api" {
-		return "unmatched"
-	}
-	return r.Path
 }

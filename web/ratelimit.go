@@ -10,8 +10,14 @@ import (
 	"petstore/web/ratelimit"
 )
 
-// RateLimitOptions configures RateLimit.
-type RateLimitOptions struct {
+// APILimit counts every API request against its subject's two windows,
+// sets the rate-limit headers on the answer and refuses with 429 (or 403
+// while banned). A failing counter store lets the request through: losing
+// the limiter must not take the API down. A failing ban store (the
+// database) does not stop the counting: see ratelimit.Decision.BanErr.
+// (WebLimit is the browser forms' counterpart.)
+type APILimit struct {
+	// Limiter decides; APILimit is the middleware over it.
 	Limiter *ratelimit.Limiter
 	Proxies ratelimit.TrustedProxies
 	Logger  *slog.Logger
@@ -38,17 +44,8 @@ func KeyLimits(k *db.APIKey) ratelimit.Limits {
 	return ratelimit.Limits{Plan: k.Plan, PerMinute: k.PerMinute, PerDay: k.PerDay}
 }
 
-// RateLimiter counts every API request against its subject's two windows,
-// sets the rate-limit headers on the answer and refuses with 429 (or 403
-// while banned). A failing counter store lets the request through: losing
-// the limiter must not take the API down. A failing ban store (the
-// database) does not stop the counting: see ratelimit.Decision.BanErr.
-type RateLimiter struct {
-	RateLimitOptions
-}
-
 // Handler is the middleware.
-func (r *RateLimiter) Handler(c *fiber.Ctx) error {
+func (r *APILimit) Handler(c *fiber.Ctx) error {
 	if err := r.Count(c); err != nil {
 		return err
 	}
@@ -57,7 +54,7 @@ func (r *RateLimiter) Handler(c *fiber.Ctx) error {
 
 // Count decides the request once (later calls do nothing), sets the
 // headers and returns the refusal, if any.
-func (r *RateLimiter) Count(c *fiber.Ctx) error {
+func (r *APILimit) Count(c *fiber.Ctx) error {
 	if c.Locals(localRateLimited) != nil {
 		return nil
 	}
@@ -118,7 +115,7 @@ func (r *RateLimiter) Count(c *fiber.Ctx) error {
 	return nil
 }
 
-func (r *RateLimiter) report(outcome string) {
+func (r *APILimit) report(outcome string) {
 	if r.Metrics != nil {
 		r.Metrics.RateLimit(outcome)
 	}

@@ -1,8 +1,12 @@
 package web
 
 import (
+	"strings"
+
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
+
+	"petstore/views"
 )
 
 // Render writes a templ component as HTML. Pages pass their full layout
@@ -18,3 +22,29 @@ func Render(c *fiber.Ctx, full, partial templ.Component) error {
 
 // IsHTMX reports whether htmx made the request.
 func IsHTMX(c *fiber.Ctx) bool { return c.Get("HX-Request") == "true" }
+
+// ErrorPage renders p as the plain error page of a browser surface (the
+// bare error for htmx); console says it belongs to the staff console. On
+// a 503 (the database is unavailable) it shows unavailable, words for the
+// people that surface serves, and a link to try the page again. A client
+// that asks for JSON gets the Error object.
+func ErrorPage(c *fiber.Ctx, p Problem, console bool, unavailable string) error {
+	if WantsJSON(c) {
+		return SendProblem(c, p)
+	}
+	v := views.ErrorView{Status: p.Status, Message: p.Message, RequestID: p.RequestID, Console: console}
+	if p.Status == fiber.StatusServiceUnavailable {
+		v.Message, v.RetryURL = unavailable, retryURL(c)
+	}
+	return Render(c, views.ErrorPage(v), views.ErrorFragment(v))
+}
+
+// retryURL is the address to try a failed page again: the request's own,
+// when it was a GET of a local path ("//host" would leave the site).
+func retryURL(c *fiber.Ctx) string {
+	u := c.OriginalURL()
+	if c.Method() != fiber.MethodGet || !strings.HasPrefix(u, "/") || strings.HasPrefix(u, "//") || strings.HasPrefix(u, "/\\") {
+		return ""
+	}
+	return u
+}

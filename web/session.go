@@ -88,3 +88,8 @@ type headerWriter struct{ h http.Header }
 func (w *headerWriter) Header() http.Header         { return w.h }
 func (w *headerWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (w *headerWriter) WriteHeader(int)             {}
+
+// RenewCSRF forgets the CSRF token kept in sess, so that CSRF makes a new
+// one on the next request: a token seen before a sign-in is worth nothing
+// after it.
+func RenewCSRF(sess *sessions.Session) { delete(sess.Values, csrfKey) }

@@ -1,4 +1,4 @@
-package handlers
+package api
 
 import (
 	"context"
@@ -10,10 +10,10 @@ import (
 	"petstore/web"
 )
 
-// apiEvents streams the outbox as Server-Sent Events (SPEC §8) while the
+// StreamEvents streams the outbox as Server-Sent Events (SPEC §8) while the
 // key that opened the stream is still a live staff key: revoked, or no
 // longer staff, on any instance, and the stream ends (SPEC §3).
-func (h *Handler) apiEvents(c *fiber.Ctx) error {
+func (h *Handler) StreamEvents(c *fiber.Ctx) error {
 	plain := strings.Clone(web.PlainKey(c)) // Fiber reuses the header's bytes after the handler
 	return h.Events.Serve(c, func(ctx context.Context) error {
 		k, err := h.Store.Authenticate(ctx, plain)
@@ -24,19 +24,5 @@ func (h *Handler) apiEvents(c *fiber.Ctx) error {
 			return db.Errorf(db.EForbidden, "This operation needs a staff key.")
 		}
 		return nil
-	})
-}
-
-// consoleEvents is the same stream for the console, behind its sign-in,
-// for the htmx SSE extension; it ends when the session is signed out.
-func (h *Handler) consoleEvents(c *fiber.Ctx) error {
-	sess, err := h.consoleSession(c)
-	if err != nil {
-		return err
-	}
-	sid, _ := sess.Values[keyStaffSession].(string)
-	return h.Events.Serve(c, func(ctx context.Context) error {
-		_, err := h.Store.FindStaffUserBySession(ctx, sid)
-		return err
 	})
 }

@@ -1,4 +1,4 @@
-package handlers
+package console
 
 import (
 	"errors"
@@ -8,30 +8,12 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/gorilla/sessions"
 	"golang.org/x/crypto/bcrypt"
 
 	"petstore/db"
-	"petstore/views/console"
+	view "petstore/views/console"
 	"petstore/web"
 )
-
-// consoleSessionName names the console's cookie, separate from the shop's:
-// signed and encrypted by web.Sessions, HttpOnly and SameSite=Lax, Secure
-// behind TLS. It holds the sign-in's session id (the sign-in itself lives
-// in the database, so signing out ends it on every instance), a flash
-// message and the CSRF token (web.CSRF's own "csrf" key).
-const consoleSessionName = "petstore_staff"
-
-// Session keys of the console's cookie.
-const (
-	keyStaffSession = "sid"
-	keyFlashKind    = "flashKind"
-	keyFlashText    = "flash"
-)
-
-// csrfSessionKey is where web.CSRF keeps its token in the session.
-const csrfSessionKey = "csrf"
 
 // Login throttling (SPEC §10, §13): this many failures within the window
 // lock the username for the client IP, even for the right password.
@@ -40,9 +22,9 @@ const (
 	loginWindow      = 15 * time.Minute
 )
 
-// consoleSessionTTL is how long a sign-in lasts (the database's
+// sessionTTL is how long a sign-in lasts (the database's
 // staff_sessions row expires then).
-const consoleSessionTTL = 12 * time.Hour
+const sessionTTL = 12 * time.Hour
 
 type staffLocal struct{}
 
@@ -53,16 +35,11 @@ var dummyHash = sync.OnceValue(func() []byte {
 	return h
 })
 
-// consoleSession is the request's console session.
-func (h *Handler) consoleSession(c *fiber.Ctx) (*sessions.Session, error) {
-	return h.Sessions.Get(c, consoleSessionName)
-}
-
 // signedIn returns the staff user the request's console session signs in,
 // nil when it signs in no one: no session id, or one that was signed out
 // or expired (on any instance). One query.
 func (h *Handler) signedIn(c *fiber.Ctx) (*db.StaffUser, error) {
-	sess, err := h.consoleSession(c)
+	sess, err := h.session(c)
 	if err != nil {
 		return nil, err
 	}
@@ -77,10 +54,10 @@ func (h *Handler) signedIn(c *fiber.Ctx) (*db.StaffUser, error) {
 	return u, err
 }
 
-// requireStaff lets signed-in staff through and sends everyone else to the
+// RequireStaff lets signed-in staff through and sends everyone else to the
 // sign-in page (htmx requests by HX-Redirect, as a redirect would be
 // swapped into the page).
-func (h *Handler) requireStaff(c *fiber.Ctx) error {
+func (h *Handler) RequireStaff(c *fiber.Ctx) error {
 	u, err := h.signedIn(c)
 	if err != nil {
 		return err
@@ -103,17 +80,10 @@ func (h *Handler) requireStaff(c *fiber.Ctx) error {
 	return c.Redirect(target, fiber.StatusSeeOther)
 }
 
-// currentStaff is the signed-in user (after requireStaff).
+// currentStaff is the signed-in user (after RequireStaff).
 func currentStaff(c *fiber.Ctx) *db.StaffUser {
 	u, _ := c.Locals(staffLocal{}).(*db.StaffUser)
 	return u
-}
-
-// consoleNoStore keeps console pages out of caches: they show stock,
-// orders and keys.
-func consoleNoStore(c *fiber.Ctx) error {
-	c.Set(fiber.HeaderCacheControl, "no-store")
-	return c.Next()
 }
 
 // safeNext keeps a post-login redirect inside the console.
@@ -124,8 +94,10 @@ func safeNext(next string) string {
 	return "/staff"
 }
 
-func (h *Handler) consoleLoginPage(c *fiber.Ctx) error {
-	sess, err := h.consoleSession(c)
+// LoginPage is the sign-in form: GET /staff/login (a signed-in visitor
+// goes on to next).
+func (h *Handler) LoginPage(c *fiber.Ctx) error {
+	sess, err := h.session(c)
 	if err != nil {
 		return err
 	}
@@ -134,7 +106,7 @@ func (h *Handler) consoleLoginPage(c *fiber.Ctx) error {
 	} else if u != nil {
 		return c.Redirect(safeNext(c.Query("next")), fiber.StatusSeeOther)
 	}
-	v := console.LoginView{CSRF: web.CSRFToken(c), Next: c.Query("next")}
+	v := view.LoginView{CSRF: web.CSRFToken(c), Next: c.Query("next")}
 	if text, _ := sess.Values[keyFlashText].(string); text != "" {
 		v.Notice = text
 		delete(sess.Values, keyFlashText)
@@ -143,16 +115,16 @@ func (h *Handler) consoleLoginPage(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	return web.Render(c, console.LoginPage(v), nil)
+	return web.Render(c, view.LoginPage(v), nil)
 }
 
-// consoleLogin checks a username and password. Five failures within 15
+// Login checks a username and password. Five failures within 15
 // minutes lock that username for the client's IP: while locked even the
 // right password is refused (429), and attempts are not checked at all.
 // A malformed username is refused (422) before any database work.
-func (h *Handler) consoleLogin(c *fiber.Ctx) error {
+func (h *Handler) Login(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	v := console.LoginView{
+	v := view.LoginView{
 		CSRF:     web.CSRFToken(c),
 		Username: strings.TrimSpace(c.FormValue("username")),
 		Next:     c.FormValue("next"),
@@ -161,7 +133,7 @@ func (h *Handler) consoleLogin(c *fiber.Ctx) error {
 	fail := func(status int, msg string) error {
 		v.Error = msg
 		c.Status(status)
-		return web.Render(c, console.LoginPage(v), nil)
+		return web.Render(c, view.LoginPage(v), nil)
 	}
 	if v.Username == "" || password == "" {
 		return fail(fiber.StatusUnprocessableEntity, "Enter your username and password.")
@@ -200,7 +172,7 @@ func (h *Handler) consoleLogin(c *fiber.Ctx) error {
 	if err := h.Store.ClearLoginFailures(ctx, v.Username, ip); err != nil {
 		return err
 	}
-	sess, err := h.consoleSession(c)
+	sess, err := h.session(c)
 	if err != nil {
 		return err
 	}
@@ -211,14 +183,14 @@ func (h *Handler) consoleLogin(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	sid, err := h.Store.CreateStaffSession(ctx, u.ID, consoleSessionTTL)
+	sid, err := h.Store.CreateStaffSession(ctx, u.ID, sessionTTL)
 	if err != nil {
 		return err
 	}
 	sess.Values[keyStaffSession] = sid
 	// A new CSRF token for the signed-in session (web.CSRF makes one on
 	// the next request): a token seen before signing in is worth nothing.
-	delete(sess.Values, csrfSessionKey)
+	web.RenewCSRF(sess)
 	if err := h.Sessions.Save(c, sess); err != nil {
 		return err
 	}
@@ -242,11 +214,11 @@ func fieldProblem(err error) string {
 	return "is not valid"
 }
 
-// consoleLogout ends the sign-in in the database, so a copy of the cookie
+// Logout ends the sign-in in the database, so a copy of the cookie
 // signs no one in on any instance, and keeps the CSRF token, so the
 // sign-in form that follows works.
-func (h *Handler) consoleLogout(c *fiber.Ctx) error {
-	sess, err := h.consoleSession(c)
+func (h *Handler) Logout(c *fiber.Ctx) error {
+	sess, err := h.session(c)
 	if err != nil {
 		return err
 	}
@@ -261,76 +233,4 @@ func (h *Handler) consoleLogout(c *fiber.Ctx) error {
 		return err
 	}
 	return c.Redirect("/staff/login", fiber.StatusSeeOther)
-}
-
-// consoleFlash keeps a message for the next page the browser loads.
-func (h *Handler) consoleFlash(c *fiber.Ctx, kind, text string) error {
-	sess, err := h.consoleSession(c)
-	if err != nil {
-		return err
-	}
-	sess.Values[keyFlashKind], sess.Values[keyFlashText] = kind, text
-	return h.Sessions.Save(c, sess)
-}
-
-// flashRedirect ends a console form post: the message for the next page,
-// then 303 to it (Post/Redirect/Get).
-func (h *Handler) flashRedirect(c *fiber.Ctx, kind, text, to string) error {
-	if err := h.consoleFlash(c, kind, text); err != nil {
-		return err
-	}
-	return c.Redirect(to, fiber.StatusSeeOther)
-}
-
-// consoleChrome builds the frame of a full page and takes the flash
-// message out of the session.
-func (h *Handler) consoleChrome(c *fiber.Ctx, title, nav string) (console.Chrome, error) {
-	ch := console.Chrome{Title: title, Nav: nav, CSRF: web.CSRFToken(c)}
-	if u := currentStaff(c); u != nil {
-		ch.User = u.Username
-	}
-	ch.RedisDown = h.Shared != nil && !h.Shared.Healthy()
-	sess, err := h.consoleSession(c)
-	if err != nil {
-		return ch, err
-	}
-	if text, _ := sess.Values[keyFlashText].(string); text != "" {
-		kind, _ := sess.Values[keyFlashKind].(string)
-		ch.Flash = console.Flash{Kind: kind, Text: text}
-		delete(sess.Values, keyFlashText)
-		delete(sess.Values, keyFlashKind)
-		if err := h.Sessions.Save(c, sess); err != nil {
-			return ch, err
-		}
-	}
-	return ch, nil
-}
-
-// consoleDone answers a successful action: the fragment for htmx, else a
-// redirect to back with a flash message (the forms work without JS too).
-func (h *Handler) consoleDone(c *fiber.Ctx, back, msg string, fragment func() error) error {
-	if web.IsHTMX(c) {
-		return fragment()
-	}
-	return h.flashRedirect(c, "ok", msg, back)
-}
-
-// consoleRefused answers an action the store refused with a user-caused
-// error (409 or 422): the fragment with that status for htmx, else a
-// redirect to back with the message. Other errors go to the error handler.
-func (h *Handler) consoleRefused(c *fiber.Ctx, err error, back string, fragment func(msg string) error) error {
-	var coded *db.Error
-	status := web.ProblemOf(err).Status
-	if !errors.As(err, &coded) || (status != fiber.StatusConflict && status != fiber.StatusUnprocessableEntity) {
-		return err
-	}
-	msg := coded.Message
-	if len(coded.Details) > 0 {
-		_, msg = console.FieldErrorsOf(coded)
-	}
-	if web.IsHTMX(c) && fragment != nil {
-		c.Status(status)
-		return fragment(msg)
-	}
-	return h.flashRedirect(c, "error", msg, back)
 }

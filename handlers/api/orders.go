@@ -1,4 +1,4 @@
-package handlers
+package api
 
 import (
 	"strconv"
@@ -9,7 +9,8 @@ import (
 	"petstore/web"
 )
 
-func (h *Handler) apiListOrders(c *fiber.Ctx) error {
+// ListOrders is GET /api/store/orders: all for staff, else the key's own.
+func (h *Handler) ListOrders(c *fiber.Ctx) error {
 	page, err := web.ParsePage(c)
 	if err != nil {
 		return err
@@ -31,7 +32,8 @@ func (h *Handler) apiListOrders(c *fiber.Ctx) error {
 	return c.JSON(nonNil(os))
 }
 
-func (h *Handler) apiPlaceOrder(c *fiber.Ctx) error {
+// PlaceOrder is POST /api/store/orders.
+func (h *Handler) PlaceOrder(c *fiber.Ctx) error {
 	var in db.NewOrder
 	if err := web.DecodeJSON(c, &in); err != nil {
 		return err
@@ -46,7 +48,8 @@ func (h *Handler) apiPlaceOrder(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusCreated).JSON(o)
 }
 
-func (h *Handler) apiGetOrder(c *fiber.Ctx) error {
+// GetOrder is GET /api/store/orders/{orderId}.
+func (h *Handler) GetOrder(c *fiber.Ctx) error {
 	id, err := web.PathID(c, "orderId")
 	if err != nil {
 		return err
@@ -58,7 +61,8 @@ func (h *Handler) apiGetOrder(c *fiber.Ctx) error {
 	return c.JSON(o)
 }
 
-func (h *Handler) apiUpdateOrder(c *fiber.Ctx) error {
+// UpdateOrder is PATCH /api/store/orders/{orderId} (staff).
+func (h *Handler) UpdateOrder(c *fiber.Ctx) error {
 	id, err := web.PathID(c, "orderId")
 	if err != nil {
 		return err
@@ -74,7 +78,8 @@ func (h *Handler) apiUpdateOrder(c *fiber.Ctx) error {
 	return c.JSON(o)
 }
 
-func (h *Handler) apiCancelOrder(c *fiber.Ctx) error {
+// CancelOrder is DELETE /api/store/orders/{orderId}.
+func (h *Handler) CancelOrder(c *fiber.Ctx) error {
 	id, err := web.PathID(c, "orderId")
 	if err != nil {
 		return err
@@ -83,51 +88,4 @@ func (h *Handler) apiCancelOrder(c *fiber.Ctx) error {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
-}
-
-func (h *Handler) apiListInventory(c *fiber.Ctx) error {
-	page, err := web.ParsePage(c)
-	if err != nil {
-		return err
-	}
-	f := db.InventoryFilter{Page: page}
-	if f.Statuses, err = web.QueryStatuses(c); err != nil {
-		return err
-	}
-	items, more, err := h.Store.FindInventory(c.UserContext(), f)
-	if err != nil {
-		return err
-	}
-	if len(items) > 0 {
-		web.SetNextLink(c, more, items[len(items)-1].PetID)
-	}
-	return c.JSON(nonNil(items))
-}
-
-func (h *Handler) apiGetInventory(c *fiber.Ctx) error {
-	id, err := web.PathID(c, "petId")
-	if err != nil {
-		return err
-	}
-	it, err := h.Store.FindInventoryItem(c.UserContext(), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(it)
-}
-
-func (h *Handler) apiSetInventory(c *fiber.Ctx) error {
-	id, err := web.PathID(c, "petId")
-	if err != nil {
-		return err
-	}
-	var in db.InventoryUpdate
-	if err := web.DecodeJSON(c, &in); err != nil {
-		return err
-	}
-	it, err := h.Store.SetInventory(c.UserContext(), id, in)
-	if err != nil {
-		return err
-	}
-	return c.JSON(it)
 }

@@ -1,4 +1,4 @@
-package handlers
+package console
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"petstore/db"
-	"petstore/views/console"
+	view "petstore/views/console"
 	"petstore/web"
 )
 
@@ -18,11 +18,11 @@ var keyFormFields = []string{"name", "role", "plan", "perMinute", "perDay"}
 // keyForm reads the issue or edit form into the store's input. The limits
 // count only for the enterprise plan (the inputs stay in the form, hidden,
 // for the other plans).
-func keyForm(c *fiber.Ctx, withRole bool) (db.NewAPIKey, console.KeyForm) {
-	f := console.KeyForm{
+func keyForm(c *fiber.Ctx, withRole bool) (db.NewAPIKey, view.KeyForm) {
+	f := view.KeyForm{
 		Name: c.FormValue("name"), Role: c.FormValue("role"), Plan: c.FormValue("plan"),
 		PerMinute: strings.TrimSpace(c.FormValue("perMinute")), PerDay: strings.TrimSpace(c.FormValue("perDay")),
-		Errors: console.FieldErrors{},
+		Errors: view.FieldErrors{},
 	}
 	in := db.NewAPIKey{Name: &f.Name, Plan: &f.Plan}
 	if withRole {
@@ -50,13 +50,13 @@ func keyForm(c *fiber.Ctx, withRole bool) (db.NewAPIKey, console.KeyForm) {
 }
 
 // keyFormErrors merges the store's messages into the form.
-func keyFormErrors(err error, f *console.KeyForm) (int, bool) {
+func keyFormErrors(err error, f *view.KeyForm) (int, bool) {
 	var coded *db.Error
 	status := web.ProblemOf(err).Status
 	if !errors.As(err, &coded) || status != fiber.StatusUnprocessableEntity {
 		return status, false
 	}
-	fe, problem := console.FieldErrorsOf(coded, keyFormFields...)
+	fe, problem := view.FieldErrorsOf(coded, keyFormFields...)
 	for k, msg := range fe {
 		if f.Errors[k] == "" {
 			f.Errors[k] = msg
@@ -66,27 +66,27 @@ func keyFormErrors(err error, f *console.KeyForm) (int, bool) {
 	return status, true
 }
 
-// consoleKeys lists keys (live ones unless ?revoked=1) under the issue form.
-func (h *Handler) consoleKeys(c *fiber.Ctx) error {
-	return h.renderKeys(c, fiber.StatusOK, console.KeyForm{Plan: db.PlanFree, Role: db.RoleCustomer}, nil)
+// Keys lists keys (live ones unless ?revoked=1) under the issue form.
+func (h *Handler) Keys(c *fiber.Ctx) error {
+	return h.renderKeys(c, fiber.StatusOK, view.KeyForm{Plan: db.PlanFree, Role: db.RoleCustomer}, nil)
 }
 
-func (h *Handler) renderKeys(c *fiber.Ctx, status int, form console.KeyForm, issued *console.IssuedKey) error {
+func (h *Handler) renderKeys(c *fiber.Ctx, status int, form view.KeyForm, issued *view.IssuedKey) error {
 	ctx := c.UserContext()
-	after, err := consoleQueryID(c, "after")
+	after, err := queryID(c, "after")
 	if err != nil {
 		return err
 	}
-	v := console.KeysView{CSRF: web.CSRFToken(c), Now: h.Now(), Form: form, Issued: issued, ShowRevoked: c.Query("revoked") == "1"}
+	v := view.KeysView{CSRF: web.CSRFToken(c), Now: h.Now(), Form: form, Issued: issued, ShowRevoked: c.Query("revoked") == "1"}
 	// Revoked keys are skipped here rather than in SQL: a page may come back
 	// short, and the next link still continues after its last key.
-	keys, more, err := h.Store.FindAPIKeys(ctx, db.Page{AfterID: after, Limit: consolePageSize})
+	keys, more, err := h.Store.FindAPIKeys(ctx, db.Page{AfterID: after, Limit: pageSize})
 	if err != nil {
 		return err
 	}
 	for _, k := range keys {
 		if k.RevokedAt == nil || v.ShowRevoked {
-			v.Rows = append(v.Rows, console.KeyRow{Key: k, CSRF: v.CSRF, Now: v.Now})
+			v.Rows = append(v.Rows, view.KeyRow{Key: k, CSRF: v.CSRF, Now: v.Now})
 		}
 	}
 	if more {
@@ -95,17 +95,17 @@ func (h *Handler) renderKeys(c *fiber.Ctx, status int, form console.KeyForm, iss
 			v.NextURL += "&revoked=1"
 		}
 	}
-	ch, err := h.consoleChrome(c, "API keys", "keys")
+	ch, err := h.chrome(c, "API keys", "keys")
 	if err != nil {
 		return err
 	}
 	c.Status(status)
-	return web.Render(c, console.KeysPage(ch, v), nil)
+	return web.Render(c, view.KeysPage(ch, v), nil)
 }
 
-// consoleIssueKey issues a key and shows its plain text this once; the
+// IssueKey issues a key and shows its plain text this once; the
 // page is never cached.
-func (h *Handler) consoleIssueKey(c *fiber.Ctx) error {
+func (h *Handler) IssueKey(c *fiber.Ctx) error {
 	in, f := keyForm(c, true)
 	if len(f.Errors) > 0 {
 		return h.renderKeys(c, fiber.StatusUnprocessableEntity, f, nil)
@@ -119,44 +119,40 @@ func (h *Handler) consoleIssueKey(c *fiber.Ctx) error {
 		return h.renderKeys(c, status, f, nil)
 	}
 	h.Logger.Info("API key issued in the console", "keyId", k.ID, "staff", currentStaff(c).Username)
-	return h.renderKeys(c, fiber.StatusCreated, console.KeyForm{Plan: db.PlanFree, Role: db.RoleCustomer}, &console.IssuedKey{Key: k, Plain: plain})
+	return h.renderKeys(c, fiber.StatusCreated, view.KeyForm{Plan: db.PlanFree, Role: db.RoleCustomer}, &view.IssuedKey{Key: k, Plain: plain})
 }
 
-func (h *Handler) renderKeyEdit(c *fiber.Ctx, status int, k *db.APIKey, f console.KeyForm) error {
-	ch, err := h.consoleChrome(c, "Edit key “"+k.Name+"”", "keys")
+func (h *Handler) renderKeyEdit(c *fiber.Ctx, status int, k *db.APIKey, f view.KeyForm) error {
+	ch, err := h.chrome(c, "Edit key “"+k.Name+"”", "keys")
 	if err != nil {
 		return err
 	}
 	c.Status(status)
-	return web.Render(c, console.KeyEditPage(ch, console.KeyEditView{CSRF: web.CSRFToken(c), Key: k, Form: f}), nil)
+	return web.Render(c, view.KeyEditPage(ch, view.KeyEditView{CSRF: web.CSRFToken(c), Key: k, Form: f}), nil)
 }
 
-// consoleEditKey shows the form that changes a key's name, plan and limits.
-func (h *Handler) consoleEditKey(c *fiber.Ctx) error {
-	k, err := h.keyFromPath(c)
+// EditKey shows the form that changes a key's name, plan and limits.
+func (h *Handler) EditKey(c *fiber.Ctx) error {
+	k, err := web.FindByPath(c, "keyId", h.Store.FindAPIKeyByID)
 	if err != nil {
 		return err
 	}
-	f := console.KeyForm{Name: k.Name, Plan: k.Plan, Errors: console.FieldErrors{}}
+	f := view.KeyForm{Name: k.Name, Plan: k.Plan, Errors: view.FieldErrors{}}
 	if k.Plan == db.PlanEnterprise {
 		f.PerMinute, f.PerDay = strconv.FormatInt(k.PerMinute, 10), strconv.FormatInt(k.PerDay, 10)
 	}
 	return h.renderKeyEdit(c, fiber.StatusOK, k, f)
 }
 
-// consoleUpdateKey changes a key's name, plan or enterprise limits
+// UpdateKey changes a key's name, plan or enterprise limits
 // (Store.UpdateAPIKey); the limiter reads them from the key on its next
 // request.
-func (h *Handler) consoleUpdateKey(c *fiber.Ctx) error {
-	ctx := c.UserContext()
-	id, err := web.PathID(c, "keyId")
+func (h *Handler) UpdateKey(c *fiber.Ctx) error {
+	k, err := web.FindByPath(c, "keyId", h.Store.FindAPIKeyByID)
 	if err != nil {
 		return err
 	}
-	k, err := h.Store.FindAPIKeyByID(ctx, id)
-	if err != nil {
-		return err
-	}
+	id := k.ID
 	if k.RevokedAt != nil {
 		return db.Errorf(db.ENotFound, "API key %d is revoked.", id)
 	}
@@ -164,7 +160,7 @@ func (h *Handler) consoleUpdateKey(c *fiber.Ctx) error {
 	if len(f.Errors) > 0 {
 		return h.renderKeyEdit(c, fiber.StatusUnprocessableEntity, k, f)
 	}
-	up, err := h.Store.UpdateAPIKey(ctx, id, in)
+	up, err := h.Store.UpdateAPIKey(c.UserContext(), id, in)
 	if err != nil {
 		status, ok := keyFormErrors(err, &f)
 		if !ok {
@@ -177,8 +173,8 @@ func (h *Handler) consoleUpdateKey(c *fiber.Ctx) error {
 	return h.flashRedirect(c, "ok", msg, "/staff/keys")
 }
 
-// consoleRevokeKey revokes a key for good and answers with its row.
-func (h *Handler) consoleRevokeKey(c *fiber.Ctx) error {
+// RevokeKey revokes a key for good and answers with its row.
+func (h *Handler) RevokeKey(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	id, err := web.PathID(c, "keyId")
 	if err != nil {
@@ -193,27 +189,23 @@ func (h *Handler) consoleRevokeKey(c *fiber.Ctx) error {
 	}
 	h.Logger.Info("API key revoked in the console", "keyId", k.ID, "staff", currentStaff(c).Username)
 	c.Set("HX-Trigger", "keys-changed")
-	return h.consoleDone(c, "/staff/keys", "Key “"+k.Name+"” is revoked.", func() error {
-		return web.Render(c, nil, console.KeyLine(console.KeyRow{Key: k, CSRF: web.CSRFToken(c), Now: h.Now()}))
+	return h.done(c, "/staff/keys", "Key “"+k.Name+"” is revoked.", func() error {
+		return web.Render(c, nil, view.KeyLine(view.KeyRow{Key: k, CSRF: web.CSRFToken(c), Now: h.Now()}))
 	})
 }
 
-// consoleLiftBan ends a key's ban (Limiter.LiftBan) and answers with its
+// LiftBan ends a key's ban (Limiter.LiftBan) and answers with its
 // row; the usage page refetches itself on the HX-Trigger event.
-func (h *Handler) consoleLiftBan(c *fiber.Ctx) error {
+func (h *Handler) LiftBan(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	id, err := web.PathID(c, "keyId")
-	if err != nil {
-		return err
-	}
-	k, err := h.Store.FindAPIKeyByID(ctx, id)
+	k, err := web.FindByPath(c, "keyId", h.Store.FindAPIKeyByID)
 	if err != nil {
 		return err
 	}
 	if err := h.Limiter.LiftBan(ctx, k.Subject()); err != nil {
 		return err
 	}
-	if k, err = h.Store.FindAPIKeyByID(ctx, id); err != nil {
+	if k, err = h.Store.FindAPIKeyByID(ctx, k.ID); err != nil {
 		return err
 	}
 	h.Logger.Info("ban lifted in the console", "keyId", k.ID, "staff", currentStaff(c).Username)
@@ -222,7 +214,7 @@ func (h *Handler) consoleLiftBan(c *fiber.Ctx) error {
 	if strings.Contains(c.Get(fiber.HeaderReferer), "/staff/usage") {
 		back = "/staff/usage"
 	}
-	return h.consoleDone(c, back, "The ban of key “"+k.Name+"” is lifted.", func() error {
-		return web.Render(c, nil, console.KeyLine(console.KeyRow{Key: k, CSRF: web.CSRFToken(c), Now: h.Now()}))
+	return h.done(c, back, "The ban of key “"+k.Name+"” is lifted.", func() error {
+		return web.Render(c, nil, view.KeyLine(view.KeyRow{Key: k, CSRF: web.CSRFToken(c), Now: h.Now()}))
 	})
 }

@@ -1,4 +1,4 @@
-package handlers
+package api
 
 import (
 	"time"
@@ -8,17 +8,6 @@ import (
 	"petstore/web"
 	"petstore/web/ratelimit"
 )
-
-// rateLimiter is the /api limiter, built from the Handler's fields.
-func (h *Handler) rateLimiter() *web.RateLimiter {
-	h.limiterOnce.Do(func() {
-		h.limiter = &web.RateLimiter{RateLimitOptions: web.RateLimitOptions{
-			Limiter: h.Limiter, Proxies: h.Proxies, Logger: h.Logger,
-			Exempt: isRateLimitStatus, Metrics: h.Metrics,
-		}}
-	})
-	return h.limiter
-}
 
 // PrepareAnswer gives an error answer made outside the middleware chain
 // (Fiber's 413 for an oversize body) the same headers as every other API
@@ -31,7 +20,7 @@ func (h *Handler) PrepareAnswer(c *fiber.Ctx) {
 	// A key that cannot be looked up counts against the client's IP, as in
 	// the middleware.
 	_ = web.ResolveKey(c, h.Store)
-	_ = h.rateLimiter().Count(c) // the answer is already an error; only its headers matter
+	_ = h.limit().Count(c) // the answer is already an error; only its headers matter
 }
 
 // isRateLimitStatus: GET /api/rate-limit does not count against limits.
@@ -55,7 +44,9 @@ type rateLimitStatus struct {
 	BannedUntil *time.Time   `json:"bannedUntil,omitempty"`
 }
 
-func (h *Handler) apiRateLimit(c *fiber.Ctx) error {
+// RateLimitStatus is GET /api/rate-limit: the caller's plan, windows
+// and ban, without counting.
+func (h *Handler) RateLimitStatus(c *fiber.Ctx) error {
 	subject, lim := web.Subject(c, h.Proxies)
 	d, err := h.Limiter.Status(c.UserContext(), subject, lim)
 	if err != nil {
@@ -79,8 +70,9 @@ func (h *Handler) apiRateLimit(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (h *Handler) apiLiftBan(c *fiber.Ctx) error {
-	k, err := h.keyFromPath(c)
+// LiftBan is DELETE /api/keys/{keyId}/ban.
+func (h *Handler) LiftBan(c *fiber.Ctx) error {
+	k, err := web.FindByPath(c, "keyId", h.Store.FindAPIKeyByID)
 	if err != nil {
 		return err
 	}
@@ -97,8 +89,9 @@ type keyUsage struct {
 	ratelimit.Usage
 }
 
-func (h *Handler) apiKeyUsage(c *fiber.Ctx) error {
-	k, err := h.keyFromPath(c)
+// KeyUsage is GET /api/keys/{keyId}/usage.
+func (h *Handler) KeyUsage(c *fiber.Ctx) error {
+	k, err := web.FindByPath(c, "keyId", h.Store.FindAPIKeyByID)
 	if err != nil {
 		return err
 	}

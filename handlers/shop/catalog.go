@@ -1,4 +1,4 @@
-package handlers
+package shop
 
 import (
 	"net/url"
@@ -10,17 +10,17 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"petstore/db"
-	"petstore/views/shop"
+	view "petstore/views/shop"
 	"petstore/web"
 )
 
-// shopPageSize is how many pets a catalog page (and each "load more") shows.
-const shopPageSize = 12
+// pageSize is how many pets a catalog page (and each "load more") shows.
+const pageSize = 12
 
-// shopCatalog is the catalog: GET /?q=&category=&status=&cursor=. htmx
+// Catalog is the catalog: GET /?q=&category=&status=&cursor=. htmx
 // gets #results for a filter change, or the next cards for "load more"
 // (a request with a cursor); browsers without JavaScript get whole pages.
-func (h *Handler) shopCatalog(c *fiber.Ctx) error {
+func (h *Handler) Catalog(c *fiber.Ctx) error {
 	f, err := catalogFilter(c)
 	if err != nil {
 		return err
@@ -29,7 +29,7 @@ func (h *Handler) shopCatalog(c *fiber.Ctx) error {
 	if err != nil {
 		return db.Errorf(db.EBadRequest, "This “load more” link is broken. Start again from the catalog.")
 	}
-	page.Limit = shopPageSize
+	page.Limit = pageSize
 	pf := db.PetFilter{Query: f.Query, CategoryID: f.CategoryID, Page: page}
 	if f.Status != "" {
 		pf.Statuses = []string{f.Status}
@@ -43,32 +43,32 @@ func (h *Handler) shopCatalog(c *fiber.Ctx) error {
 		return err
 	}
 	f.Query = printable(f.Query)
-	v := shop.Catalog{Filter: f, Pets: pets, Continued: page.AfterID > 0, FirstURL: catalogURL(f, 0)}
+	v := view.Catalog{Filter: f, Pets: pets, Continued: page.AfterID > 0, FirstURL: catalogURL(f, 0)}
 	if more && len(pets) > 0 {
 		v.NextURL = catalogURL(f, pets[len(pets)-1].ID)
 	}
 	if isPartial(c) {
 		if page.AfterID > 0 {
-			return web.Render(c, nil, shop.CatalogMore(v))
+			return web.Render(c, nil, view.CatalogMore(v))
 		}
-		return web.Render(c, nil, shop.CatalogResults(v))
+		return web.Render(c, nil, view.CatalogResults(v))
 	}
 	if v.Categories, _, err = h.Store.FindCategories(ctx, db.Page{Limit: db.MaxLimit}); err != nil {
 		return err
 	}
-	if v.Chrome, err = h.pageChrome(c, shop.NavCatalog); err != nil {
+	if v.Chrome, err = h.pageChrome(c, view.NavCatalog); err != nil {
 		return err
 	}
-	return web.Render(c, shop.CatalogPage(v), nil)
+	return web.Render(c, view.CatalogPage(v), nil)
 }
 
 // catalogFilter reads the catalog's query. An over-long search is cut to
 // the longest name; a category or status that cannot be is a 400. Only
 // spaces are trimmed, not control characters (a tab, U+0085), which keep
 // a search from matching anything, as in a name.
-func catalogFilter(c *fiber.Ctx) (shop.CatalogFilter, error) {
+func catalogFilter(c *fiber.Ctx) (view.CatalogFilter, error) {
 	q := strings.TrimFunc(c.Query("q"), func(r rune) bool { return unicode.IsSpace(r) && !unicode.IsControl(r) })
-	f := shop.CatalogFilter{Query: truncateRunes(q, db.MaxNameLen)}
+	f := view.CatalogFilter{Query: truncateRunes(q, db.MaxNameLen)}
 	if s := c.Query("category"); s != "" {
 		id, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || id < 1 {
@@ -87,7 +87,7 @@ func catalogFilter(c *fiber.Ctx) (shop.CatalogFilter, error) {
 
 // catalogURL is the shareable address of a filtered catalog page, after
 // the pet afterID (0: the first page). Empty filters are left out.
-func catalogURL(f shop.CatalogFilter, afterID int64) string {
+func catalogURL(f view.CatalogFilter, afterID int64) string {
 	q := url.Values{}
 	if f.Query != "" {
 		q.Set("q", f.Query)

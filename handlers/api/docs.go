@@ -1,4 +1,4 @@
-package handlers
+package api
 
 import (
 	"github.com/gofiber/fiber/v2"
@@ -8,8 +8,9 @@ import (
 	"petstore/web/openapi"
 )
 
-func (h *Handler) apiOpenAPI(c *fiber.Ctx) error {
-	h.docOnce.Do(func() { h.doc, h.docErr = openapi.DocumentWithSunset(h.Config.Sunset) })
+// OpenAPI is GET /api/openapi.json, the document with the sunset in force.
+func (h *Handler) OpenAPI(c *fiber.Ctx) error {
+	h.docOnce.Do(func() { h.doc, h.docErr = openapi.DocumentWithSunset(h.Sunset) })
 	if h.docErr != nil {
 		return h.docErr
 	}
@@ -18,7 +19,8 @@ func (h *Handler) apiOpenAPI(c *fiber.Ctx) error {
 	return c.Send(h.doc)
 }
 
-func (h *Handler) apiDocs(c *fiber.Ctx) error {
+// Docs is GET /api/docs, Swagger UI over the document.
+func (h *Handler) Docs(c *fiber.Ctx) error {
 	// Swagger UI needs data: images for its icons; everything else is same-origin.
 	c.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'")
 	c.Set("X-Content-Type-Options", "nosniff")

@@ -1,4 +1,4 @@
-package handlers
+package shop
 
 import (
 	"errors"
@@ -9,29 +9,29 @@ import (
 
 	"petstore/db"
 	"petstore/views/components"
-	"petstore/views/shop"
+	view "petstore/views/shop"
 	"petstore/web"
 )
 
-// shopCheckout places every cart line in one transaction
+// Checkout places every cart line in one transaction
 // (Store.PlaceShopOrders, all or nothing): POST /checkout. On success the
 // cart empties and the shopper lands on My orders with a message; on
 // failure the cart stays as it was and the line at fault says why (422),
 // or, past the cap on open units, the cart says so (409).
-func (h *Handler) shopCheckout(c *fiber.Ctx) error {
-	st, err := h.shopState(c)
+func (h *Handler) Checkout(c *fiber.Ctx) error {
+	st, err := h.loadState(c)
 	if err != nil {
 		return err
 	}
 	ctx := c.UserContext()
 	if len(st.cart) == 0 {
-		return h.renderCart(c, st, shop.CartView{Error: "Your cart is empty: add a pet first."}, fiber.StatusUnprocessableEntity)
+		return h.renderCart(c, st, view.CartView{Error: "Your cart is empty: add a pet first."}, fiber.StatusUnprocessableEntity)
 	}
 	lines := make([]db.NewOrder, len(st.cart))
 	for i, l := range st.cart {
 		lines[i] = db.NewOrder{PetID: &l.PetID, Quantity: &l.Qty}
 	}
-	orders, err := h.Store.PlaceShopOrders(ctx, st.shopper, h.shopMaxOpenUnits(), lines)
+	orders, err := h.Store.PlaceShopOrders(ctx, st.shopper, h.MaxOpenUnits, lines)
 	if db.ErrorCode(err) == db.ETooManyOpenUnits {
 		v, verr := h.cartView(ctx, st)
 		if verr != nil {
@@ -54,7 +54,9 @@ func (h *Handler) shopCheckout(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	h.ordersPlaced(len(orders))
+	if h.Metrics != nil {
+		h.Metrics.OrdersPlaced(len(orders))
+	}
 	st.cart = nil
 	ids := make([]string, len(orders))
 	for i, o := range orders {
@@ -72,19 +74,10 @@ func (h *Handler) shopCheckout(c *fiber.Ctx) error {
 	return c.Redirect("/orders", fiber.StatusSeeOther)
 }
 
-// shopMaxOpenUnits is the most units one shopper may hold in open orders
-// (PETSTORE_SHOP_MAX_OPEN_UNITS).
-func (h *Handler) shopMaxOpenUnits() int64 {
-	if h.Config.ShopMaxOpenUnits > 0 {
-		return h.Config.ShopMaxOpenUnits
-	}
-	return DefaultShopMaxOpenUnits
-}
-
 // lineProblem words why a checkout line failed: out of stock ("Only N
 // left", from the stock now), no longer available, or gone from the
 // catalog. It refreshes the line's pet so the page shows the stock now.
-func (h *Handler) lineProblem(c *fiber.Ctx, line *shop.CartLine, err error) string {
+func (h *Handler) lineProblem(c *fiber.Ctx, line *view.CartLine, err error) string {
 	p, ferr := h.Store.FindPetByID(c.UserContext(), line.PetID)
 	if ferr == nil {
 		line.Pet = p
@@ -110,7 +103,7 @@ func (h *Handler) lineProblem(c *fiber.Ctx, line *shop.CartLine, err error) stri
 }
 
 // lineName names a cart line's pet in a sentence.
-func lineName(l *shop.CartLine) string {
+func lineName(l *view.CartLine) string {
 	if l.Pet != nil {
 		return l.Pet.Name
 	}

@@ -1,4 +1,4 @@
-package handlers
+package shop
 
 import (
 	"context"
@@ -10,33 +10,24 @@ import (
 
 	"petstore/db"
 	"petstore/views/components"
-	"petstore/views/shop"
-	"petstore/web"
+	view "petstore/views/shop"
 )
 
 // maxShopOrders bounds "My orders": the newest this many are shown.
 const maxShopOrders = 500
 
-// shopOrders is "My orders": GET /orders, this browser's open and
+// Orders is "My orders": GET /orders, this browser's open and
 // complete orders, newest first, with their pets' names.
-func (h *Handler) shopOrders(c *fiber.Ctx) error {
-	st, err := h.shopState(c)
-	if err != nil {
-		return err
-	}
-	v, err := h.ordersView(c.UserContext(), st)
-	if err != nil {
-		return err
-	}
-	if v.Chrome, err = h.pageChrome(c, shop.NavOrders); err != nil {
-		return err
-	}
-	return web.Render(c, shop.OrdersPage(v), nil)
+func (h *Handler) Orders(c *fiber.Ctx) error {
+	return showPage(h, c, view.NavOrders, h.ordersView, func(v view.OrdersView, ch view.Chrome) templ.Component {
+		v.Chrome = ch
+		return view.OrdersPage(v)
+	})
 }
 
 // ordersView loads the shopper's orders and names their pets.
-func (h *Handler) ordersView(ctx context.Context, st *shopState) (shop.OrdersView, error) {
-	var v shop.OrdersView
+func (h *Handler) ordersView(ctx context.Context, st *shopState) (view.OrdersView, error) {
+	var v view.OrdersView
 	if st.shopper == "" {
 		return v, nil
 	}
@@ -68,7 +59,7 @@ func (h *Handler) ordersView(ctx context.Context, st *shopState) (shop.OrdersVie
 		return v, err
 	}
 	for _, o := range all {
-		line := shop.OrderLine{Order: o, PetName: "Pet #" + strconv.FormatInt(o.PetID, 10)}
+		line := view.OrderLine{Order: o, PetName: "Pet #" + strconv.FormatInt(o.PetID, 10)}
 		if p := pets[o.PetID]; p != nil {
 			line.PetName, line.Category, line.PetListed = p.Name, p.CategoryName, !p.Deleted
 		}
@@ -81,15 +72,15 @@ func (h *Handler) ordersView(ctx context.Context, st *shopState) (shop.OrdersVie
 	return v, nil
 }
 
-// shopCancelOrder cancels one of this browser's open orders and puts its
+// CancelOrder cancels one of this browser's open orders and puts its
 // quantity back in stock: POST /orders/{id}/cancel. Someone else's order
 // is 404; a complete one is 409.
-func (h *Handler) shopCancelOrder(c *fiber.Ctx) error {
-	id, err := shopID(c.Params("id"), "order")
+func (h *Handler) CancelOrder(c *fiber.Ctx) error {
+	id, err := parseID(c.Params("id"), "order")
 	if err != nil {
 		return err
 	}
-	st, err := h.shopState(c)
+	st, err := h.loadState(c)
 	if err != nil {
 		return err
 	}
@@ -112,8 +103,8 @@ func (h *Handler) shopCancelOrder(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return h.afterPost(c, st, f, "/orders", func(ch shop.Chrome) templ.Component {
+	return h.afterPost(c, st, f, "/orders", func(ch view.Chrome) templ.Component {
 		v.Chrome = ch
-		return shop.OrdersPart(v)
+		return view.OrdersPart(v)
 	})
 }

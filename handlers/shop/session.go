@@ -1,6 +1,7 @@
-package handlers
+package shop
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"strconv"
@@ -11,15 +12,15 @@ import (
 	"github.com/gorilla/sessions"
 
 	"petstore/views/components"
-	"petstore/views/shop"
+	view "petstore/views/shop"
 	"petstore/web"
 )
 
-// shopSessionName names the storefront's cookie: signed and encrypted by
+// SessionName names the storefront's cookie: signed and encrypted by
 // web.Sessions, it holds the shopper id, the cart, the flash messages and
 // the CSRF token. Nothing of the shopper's is kept on the server but their
 // orders, so any instance serves any shopper.
-const shopSessionName = "petstore_shop"
+const SessionName = "petstore_shop"
 
 // Session keys of the shop's cookie (web.CSRF keeps its own "csrf").
 const (
@@ -99,13 +100,13 @@ func (c cart) count() int64 {
 	return n
 }
 
-// shopSession loads the shop's session and gives a new browser its stable
+// Session loads the shop's session and gives a new browser its stable
 // random shopper id (db.Owner.ShopperID). It runs after web.CSRF, which
 // loaded the same session.
-func (h *Handler) shopSession(c *fiber.Ctx) error {
+func (h *Handler) Session(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderCacheControl, "private, no-cache")
 	c.Vary("HX-Request")
-	sess, err := h.Sessions.Get(c, shopSessionName)
+	sess, err := h.Sessions.Get(c, SessionName)
 	if err != nil {
 		return err
 	}
@@ -129,9 +130,9 @@ type shopState struct {
 	shopper string
 }
 
-// shopState returns the request's session (loaded by shopSession).
-func (h *Handler) shopState(c *fiber.Ctx) (*shopState, error) {
-	sess, err := h.Sessions.Get(c, shopSessionName)
+// loadState returns the request's session (loaded by shopSession).
+func (h *Handler) loadState(c *fiber.Ctx) (*shopState, error) {
+	sess, err := h.Sessions.Get(c, SessionName)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +155,7 @@ func (h *Handler) saveState(c *fiber.Ctx, st *shopState) error {
 // this request wrote (web.CSRF on a first visit), so the response carries
 // one cookie with everything in it.
 func (h *Handler) saveShop(c *fiber.Ctx, sess *sessions.Session) error {
-	c.Response().Header.DelCookie(shopSessionName)
+	c.Response().Header.DelCookie(SessionName)
 	return h.Sessions.Save(c, sess)
 }
 
@@ -174,12 +175,12 @@ func flash(st *shopState, kind, text string) {
 
 // pageChrome is the frame of a full page: it takes the queued flash
 // messages out of the session (saving it when there were any).
-func (h *Handler) pageChrome(c *fiber.Ctx, active string) (shop.Chrome, error) {
-	st, err := h.shopState(c)
+func (h *Handler) pageChrome(c *fiber.Ctx, active string) (view.Chrome, error) {
+	st, err := h.loadState(c)
 	if err != nil {
-		return shop.Chrome{}, err
+		return view.Chrome{}, err
 	}
-	ch := shop.Chrome{CSRF: web.CSRFToken(c), CartCount: st.cart.count(), Active: active}
+	ch := view.Chrome{CSRF: web.CSRFToken(c), CartCount: st.cart.count(), Active: active}
 	if raw := st.sess.Flashes(); len(raw) > 0 {
 		for _, f := range raw {
 			s, _ := f.(string)
@@ -190,7 +191,7 @@ func (h *Handler) pageChrome(c *fiber.Ctx, active string) (shop.Chrome, error) {
 			ch.Flashes = append(ch.Flashes, components.Flash{Kind: kind, Text: text})
 		}
 		if err := h.saveShop(c, st.sess); err != nil {
-			return shop.Chrome{}, err
+			return view.Chrome{}, err
 		}
 	}
 	return ch, nil
@@ -198,8 +199,8 @@ func (h *Handler) pageChrome(c *fiber.Ctx, active string) (shop.Chrome, error) {
 
 // partialChrome is the frame an htmx partial updates out of band: the
 // cart count and the messages of this request.
-func partialChrome(c *fiber.Ctx, st *shopState, flashes ...components.Flash) shop.Chrome {
-	return shop.Chrome{CSRF: web.CSRFToken(c), CartCount: st.cart.count(), Flashes: flashes}
+func partialChrome(c *fiber.Ctx, st *shopState, flashes ...components.Flash) view.Chrome {
+	return view.Chrome{CSRF: web.CSRFToken(c), CartCount: st.cart.count(), Flashes: flashes}
 }
 
 // isPartial reports whether to answer with a fragment: an htmx request
@@ -211,17 +212,35 @@ func isPartial(c *fiber.Ctx) bool {
 // afterPost ends a successful form post: htmx gets the fragment with the
 // message out of band; a plain form gets the message as a flash and a
 // 303 to the page to show (Post/Redirect/Get).
-func (h *Handler) afterPost(c *fiber.Ctx, st *shopState, f components.Flash, redirect string, fragment func(shop.Chrome) templ.Component) error {
+func (h *Handler) afterPost(c *fiber.Ctx, st *shopState, f components.Flash, redirect string, fragment func(view.Chrome) templ.Component) error {
 	if isPartial(c) {
 		if err := h.saveState(c, st); err != nil {
 			return err
 		}
 		ch := partialChrome(c, st, f)
-		return web.Render(c, nil, templ.Join(fragment(ch), shop.Chromed(ch)))
+		return web.Render(c, nil, templ.Join(fragment(ch), view.Chromed(ch)))
 	}
 	flash(st, f.Kind, f.Text)
 	if err := h.saveState(c, st); err != nil {
 		return err
 	}
 	return c.Redirect(redirect, fiber.StatusSeeOther)
+}
+
+// showPage renders a full page whose view load makes from the shopper's
+// state, in the shop's frame with nav active.
+func showPage[V any](h *Handler, c *fiber.Ctx, nav string, load func(context.Context, *shopState) (V, error), page func(V, view.Chrome) templ.Component) error {
+	st, err := h.loadState(c)
+	if err != nil {
+		return err
+	}
+	v, err := load(c.UserContext(), st)
+	if err != nil {
+		return err
+	}
+	ch, err := h.pageChrome(c, nav)
+	if err != nil {
+		return err
+	}
+	return web.Render(c, page(v, ch), nil)
 }

@@ -1,4 +1,4 @@
-package handlers
+package api
 
 import (
 	"strconv"
@@ -13,7 +13,8 @@ import (
 // maxIDs bounds the `ids` filter (SPEC §4).
 const maxIDs = 100
 
-func (h *Handler) apiListPets(c *fiber.Ctx) error {
+// ListPets is GET /api/pets: filtered and paged.
+func (h *Handler) ListPets(c *fiber.Ctx) error {
 	page, err := web.ParsePage(c)
 	if err != nil {
 		return err
@@ -68,7 +69,8 @@ func parseIDs(s string) ([]int64, error) {
 	return ids, nil
 }
 
-func (h *Handler) apiCreatePet(c *fiber.Ctx) error {
+// CreatePet is POST /api/pets.
+func (h *Handler) CreatePet(c *fiber.Ctx) error {
 	var in db.NewPet
 	if err := web.DecodeJSON(c, &in); err != nil {
 		return err
@@ -81,19 +83,17 @@ func (h *Handler) apiCreatePet(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusCreated).JSON(p)
 }
 
-func (h *Handler) apiGetPet(c *fiber.Ctx) error {
-	id, err := web.PathID(c, "petId")
-	if err != nil {
-		return err
-	}
-	p, err := h.Store.FindPetByID(c.UserContext(), id)
+// GetPet is GET /api/pets/{petId} (deprecated, SPEC §7).
+func (h *Handler) GetPet(c *fiber.Ctx) error {
+	p, err := web.FindByPath(c, "petId", h.Store.FindPetByID)
 	if err != nil {
 		return err
 	}
 	return c.JSON(p)
 }
 
-func (h *Handler) apiUpdatePet(c *fiber.Ctx) error {
+// UpdatePet is PUT /api/pets/{petId}.
+func (h *Handler) UpdatePet(c *fiber.Ctx) error {
 	id, err := web.PathID(c, "petId")
 	if err != nil {
 		return err
@@ -109,7 +109,8 @@ func (h *Handler) apiUpdatePet(c *fiber.Ctx) error {
 	return c.JSON(p)
 }
 
-func (h *Handler) apiDeletePet(c *fiber.Ctx) error {
+// DeletePet is DELETE /api/pets/{petId}.
+func (h *Handler) DeletePet(c *fiber.Ctx) error {
 	id, err := web.PathID(c, "petId")
 	if err != nil {
 		return err
@@ -118,12 +119,4 @@ func (h *Handler) apiDeletePet(c *fiber.Ctx) error {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
-}
-
-// nonNil makes an empty list encode as [] rather than null.
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

@@ -1,4 +1,4 @@
-package handlers
+package shop
 
 import (
 	"strconv"
@@ -8,13 +8,13 @@ import (
 
 	"petstore/db"
 	"petstore/views/components"
-	"petstore/views/shop"
+	view "petstore/views/shop"
 	"petstore/web"
 )
 
-// shopPet is a pet's page: GET /pets/{id}.
-func (h *Handler) shopPet(c *fiber.Ctx) error {
-	id, err := shopID(c.Params("id"), "pet")
+// Pet is a pet's page: GET /pets/{id}.
+func (h *Handler) Pet(c *fiber.Ctx) error {
+	id, err := parseID(c.Params("id"), "pet")
 	if err != nil {
 		return err
 	}
@@ -22,15 +22,15 @@ func (h *Handler) shopPet(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if v.Chrome, err = h.pageChrome(c, shop.NavCatalog); err != nil {
+	if v.Chrome, err = h.pageChrome(c, view.NavCatalog); err != nil {
 		return err
 	}
-	return web.Render(c, shop.PetPage(*v), nil)
+	return web.Render(c, view.PetPage(*v), nil)
 }
 
 // petView loads a live pet, its category's description and how many the
 // cart holds. Errors: not_found, worded for shoppers.
-func (h *Handler) petView(c *fiber.Ctx, id int64) (*shop.PetView, error) {
+func (h *Handler) petView(c *fiber.Ctx, id int64) (*view.PetView, error) {
 	ctx := c.UserContext()
 	p, err := h.Store.FindPetByID(ctx, id)
 	if db.ErrorCode(err) == db.ENotFound {
@@ -39,22 +39,22 @@ func (h *Handler) petView(c *fiber.Ctx, id int64) (*shop.PetView, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := h.shopState(c)
+	st, err := h.loadState(c)
 	if err != nil {
 		return nil, err
 	}
-	v := &shop.PetView{Pet: p, InCart: st.cart.qty(id)}
+	v := &view.PetView{Pet: p, InCart: st.cart.qty(id)}
 	if cat, err := h.Store.FindCategoryByID(ctx, p.CategoryID); err == nil && cat.Description != nil {
 		v.Description = *cat.Description
 	}
 	return v, nil
 }
 
-// shopAddToCart puts a pet in the cart: POST /cart (pet_id, quantity).
+// AddToCart puts a pet in the cart: POST /cart (pet_id, quantity).
 // The quantity must be 1 to 1000 and, with what the cart holds already,
 // within the stock; else the form comes back with the reason (422).
-func (h *Handler) shopAddToCart(c *fiber.Ctx) error {
-	id, err := shopID(c.FormValue("pet_id"), "pet")
+func (h *Handler) AddToCart(c *fiber.Ctx) error {
+	id, err := parseID(c.FormValue("pet_id"), "pet")
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (h *Handler) shopAddToCart(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	st, err := h.shopState(c)
+	st, err := h.loadState(c)
 	if err != nil {
 		return err
 	}
@@ -82,16 +82,16 @@ func (h *Handler) shopAddToCart(c *fiber.Ctx) error {
 		msg = "Your cart is full (" + strconv.Itoa(maxCartLines) + " different pets). Check out or remove a pet first."
 	}
 	if msg != "" {
-		v.Form = shop.OrderForm{Quantity: truncate(raw, 10), Error: msg}
+		v.Form = view.OrderForm{Quantity: truncate(raw, 10), Error: msg}
 		c.Status(fiber.StatusUnprocessableEntity)
 		if isPartial(c) {
 			v.Chrome = partialChrome(c, st)
-			return web.Render(c, nil, shop.OrderFormPart(*v))
+			return web.Render(c, nil, view.OrderFormPart(*v))
 		}
-		if v.Chrome, err = h.pageChrome(c, shop.NavCatalog); err != nil {
+		if v.Chrome, err = h.pageChrome(c, view.NavCatalog); err != nil {
 			return err
 		}
-		return web.Render(c, shop.PetPage(*v), nil)
+		return web.Render(c, view.PetPage(*v), nil)
 	}
 	if i := st.cart.index(id); i >= 0 {
 		st.cart[i].Qty += qty
@@ -100,8 +100,8 @@ func (h *Handler) shopAddToCart(c *fiber.Ctx) error {
 	}
 	v.InCart += qty
 	f := components.Flash{Kind: components.FlashSuccess, Text: "Added " + strconv.FormatInt(qty, 10) + " × " + p.Name + " to your cart."}
-	return h.afterPost(c, st, f, "/cart", func(ch shop.Chrome) templ.Component {
+	return h.afterPost(c, st, f, "/cart", func(ch view.Chrome) templ.Component {
 		v.Chrome = ch
-		return shop.OrderFormPart(*v)
+		return view.OrderFormPart(*v)
 	})
 }

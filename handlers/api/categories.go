@@ -1,4 +1,4 @@
-package handlers
+package api
 
 import (
 	"strconv"
@@ -9,7 +9,8 @@ import (
 	"petstore/web"
 )
 
-func (h *Handler) apiListCategories(c *fiber.Ctx) error {
+// ListCategories is GET /api/categories.
+func (h *Handler) ListCategories(c *fiber.Ctx) error {
 	page, err := web.ParsePage(c)
 	if err != nil {
 		return err
@@ -24,7 +25,8 @@ func (h *Handler) apiListCategories(c *fiber.Ctx) error {
 	return c.JSON(nonNil(cs))
 }
 
-func (h *Handler) apiCreateCategory(c *fiber.Ctx) error {
+// CreateCategory is POST /api/categories.
+func (h *Handler) CreateCategory(c *fiber.Ctx) error {
 	var in db.NewCategory
 	if err := web.DecodeJSON(c, &in); err != nil {
 		return err
@@ -37,19 +39,17 @@ func (h *Handler) apiCreateCategory(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusCreated).JSON(cat)
 }
 
-func (h *Handler) apiGetCategory(c *fiber.Ctx) error {
-	id, err := web.PathID(c, "categoryId")
-	if err != nil {
-		return err
-	}
-	cat, err := h.Store.FindCategoryByID(c.UserContext(), id)
+// GetCategory is GET /api/categories/{categoryId}.
+func (h *Handler) GetCategory(c *fiber.Ctx) error {
+	cat, err := web.FindByPath(c, "categoryId", h.Store.FindCategoryByID)
 	if err != nil {
 		return err
 	}
 	return c.JSON(cat)
 }
 
-func (h *Handler) apiUpdateCategory(c *fiber.Ctx) error {
+// UpdateCategory is PUT /api/categories/{categoryId}.
+func (h *Handler) UpdateCategory(c *fiber.Ctx) error {
 	id, err := web.PathID(c, "categoryId")
 	if err != nil {
 		return err
@@ -65,7 +65,8 @@ func (h *Handler) apiUpdateCategory(c *fiber.Ctx) error {
 	return c.JSON(cat)
 }
 
-func (h *Handler) apiDeleteCategory(c *fiber.Ctx) error {
+// DeleteCategory is DELETE /api/categories/{categoryId}.
+func (h *Handler) DeleteCategory(c *fiber.Ctx) error {
 	id, err := web.PathID(c, "categoryId")
 	if err != nil {
 		return err

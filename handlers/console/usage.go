@@ -1,4 +1,4 @@
-package handlers
+package console
 
 import (
 	"cmp"
@@ -8,22 +8,22 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"petstore/db"
-	"petstore/views/console"
+	view "petstore/views/console"
 	"petstore/web"
 )
 
 // usageSorts are the orders of the usage page; the first is the default.
 var usageSorts = []string{"minute", "day", "limited", "name"}
 
-// consoleUsage shows every live key's use against its limits, its 429s
+// Usage shows every live key's use against its limits, its 429s
 // today, its ban and a chart of the last hour. htmx polls the panel.
-func (h *Handler) consoleUsage(c *fiber.Ctx) error {
+func (h *Handler) Usage(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	sort := c.Query("sort", usageSorts[0])
 	if !slices.Contains(usageSorts, sort) {
 		return web.BadParam("sort", "must be one of %s", strings.Join(usageSorts, ", "))
 	}
-	v := console.UsageView{CSRF: web.CSRFToken(c), Now: h.Now(), Sort: sort}
+	v := view.UsageView{CSRF: web.CSRFToken(c), Now: h.Now(), Sort: sort}
 	for page := (db.Page{Limit: db.MaxLimit}); ; {
 		keys, more, err := h.Store.FindAPIKeys(ctx, page)
 		if err != nil {
@@ -37,7 +37,7 @@ func (h *Handler) consoleUsage(c *fiber.Ctx) error {
 			if err != nil {
 				return err
 			}
-			r := console.UsageRow{
+			r := view.UsageRow{
 				Key: k, MinuteUsed: u.Minute.Used, MinuteLimit: u.Minute.Limit, DayUsed: u.Day.Used, DayLimit: u.Day.Limit,
 				Limited429: u.Limited429Today, BansLast24h: u.BansLast24h,
 			}
@@ -46,7 +46,7 @@ func (h *Handler) consoleUsage(c *fiber.Ctx) error {
 				r.BannedUntil = &until
 			}
 			for _, m := range u.PerMinute {
-				r.PerMinute = append(r.PerMinute, console.MinutePoint{Minute: m.Minute, Count: m.Count})
+				r.PerMinute = append(r.PerMinute, view.MinutePoint{Minute: m.Minute, Count: m.Count})
 			}
 			v.Rows = append(v.Rows, r)
 		}
@@ -62,30 +62,30 @@ func (h *Handler) consoleUsage(c *fiber.Ctx) error {
 	}
 	for subject, until := range bans {
 		if strings.HasPrefix(subject, "ip:") {
-			v.IPBans = append(v.IPBans, console.IPBan{Subject: subject, Until: until})
+			v.IPBans = append(v.IPBans, view.IPBan{Subject: subject, Until: until})
 		}
 	}
-	slices.SortFunc(v.IPBans, func(a, b console.IPBan) int { return strings.Compare(a.Subject, b.Subject) })
+	slices.SortFunc(v.IPBans, func(a, b view.IPBan) int { return strings.Compare(a.Subject, b.Subject) })
 	if web.IsHTMX(c) {
-		return web.Render(c, nil, console.UsagePanel(v))
+		return web.Render(c, nil, view.UsagePanel(v))
 	}
-	ch, err := h.consoleChrome(c, "Rate limits", "usage")
+	ch, err := h.chrome(c, "Rate limits", "usage")
 	if err != nil {
 		return err
 	}
-	return web.Render(c, console.UsagePage(ch, v), console.UsagePanel(v))
+	return web.Render(c, view.UsagePage(ch, v), view.UsagePanel(v))
 }
 
 // sortUsage orders rows by use, the busiest first (by name: A to Z);
 // ties keep the key order.
-func sortUsage(rows []console.UsageRow, by string) {
+func sortUsage(rows []view.UsageRow, by string) {
 	share := func(used, limit int64) float64 {
 		if limit <= 0 {
 			return 0
 		}
 		return float64(used) / float64(limit)
 	}
-	slices.SortStableFunc(rows, func(a, b console.UsageRow) int {
+	slices.SortStableFunc(rows, func(a, b view.UsageRow) int {
 		switch by {
 		case "name":
 			return strings.Compare(strings.ToLower(a.Key.Name), strings.ToLower(b.Key.Name))

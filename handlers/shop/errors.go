@@ -1,4 +1,4 @@
-package handlers
+package shop
 
 import (
 	"strconv"
@@ -7,42 +7,46 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"petstore/db"
-	"petstore/views/shop"
+	view "petstore/views/shop"
 	"petstore/web"
 )
 
-// shopErrors renders the shop's own answer for a request it refuses (4xx):
-// a page in the shop's frame, or for htmx a message swapped into the
-// flash region (HX-Retarget), so the shopper never sees a bare error.
-// Server failures go on to web.ErrorHandler, which logs them.
-func (h *Handler) shopErrors(c *fiber.Ctx) error {
-	err := c.Next()
-	if err == nil {
-		return nil
-	}
-	p := web.ProblemOf(err)
+// Words of the 503 page (SPEC §2: the database is unavailable) for
+// shoppers; web.ErrorHandler has set Retry-After.
+const unavailable = "The shop cannot reach its database just now. Nothing was changed; please try again in a few seconds."
+
+// RenderError is the storefront's error renderer (web.ErrorRenderer). A
+// request it refuses (4xx) gets a page in the shop's frame, or for htmx a
+// message swapped into the flash region (HX-Retarget), so the shopper
+// never sees a bare error. A server failure gets the plain error page.
+func (h *Handler) RenderError(c *fiber.Ctx, p web.Problem) error {
 	if p.Status >= 500 {
-		return err
+		return RenderPlainError(c, p)
 	}
 	c.Response().ResetBody()
-	c.Status(p.Status)
-	v := shop.ErrorView{Status: p.Status, Message: shopMessage(p)}
+	v := view.ErrorView{Status: p.Status, Message: refusalMessage(p)}
 	if isPartial(c) {
 		c.Set("HX-Retarget", "#flash")
 		c.Set("HX-Reswap", "innerHTML")
-		return web.Render(c, nil, shop.ErrorFlash(v))
+		return web.Render(c, nil, view.ErrorFlash(v))
 	}
-	ch, cerr := h.pageChrome(c, "")
-	if cerr != nil {
-		return err
+	ch, err := h.pageChrome(c, "")
+	if err != nil {
+		return RenderPlainError(c, p) // the cookie cannot be read: no frame
 	}
 	v.Chrome = ch
-	return web.Render(c, shop.ErrorPage(v), nil)
+	return web.Render(c, view.ErrorPage(v), nil)
 }
 
-// shopMessage words a refusal for a shopper: the coded message, with the
+// RenderPlainError is the plain error page in the shop's words, without
+// its frame: for server failures, and for paths no route serves.
+func RenderPlainError(c *fiber.Ctx, p web.Problem) error {
+	return web.ErrorPage(c, p, false, unavailable)
+}
+
+// refusalMessage words a refusal for a shopper: the coded message, with the
 // first field problem when there is one.
-func shopMessage(p web.Problem) string {
+func refusalMessage(p web.Problem) string {
 	msg := p.Message
 	if len(p.Details) > 0 {
 		msg = strings.TrimSuffix(msg, ".") + ": " + p.Details[0].Message + "."
@@ -50,9 +54,9 @@ func shopMessage(p web.Problem) string {
 	return msg
 }
 
-// shopID reads a positive id from the path or a form field; what names
+// parseID reads a positive id from the path or a form field; what names
 // the thing for the message ("pet", "order").
-func shopID(raw, what string) (int64, error) {
+func parseID(raw, what string) (int64, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return 0, db.Errorf(db.EBadRequest, "No %s was given.", what)

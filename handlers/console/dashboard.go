@@ -1,19 +1,19 @@
-package handlers
+package console
 
 import (
 	"github.com/gofiber/fiber/v2"
 
 	"petstore/db"
-	"petstore/views/console"
+	view "petstore/views/console"
 	"petstore/web"
 )
 
 // lowStockMax is the stock at or under which an available pet is "low".
 const lowStockMax = 2
 
-// consoleDashboard shows the counts, low stock and the newest open orders;
+// Dashboard shows the counts, low stock and the newest open orders;
 // htmx refetches the panels on every event.
-func (h *Handler) consoleDashboard(c *fiber.Ctx) error {
+func (h *Handler) Dashboard(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	counts, err := h.Store.CountDashboard(ctx)
 	if err != nil {
@@ -28,14 +28,14 @@ func (h *Handler) consoleDashboard(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v := console.DashboardView{Counts: counts, LowStock: low, LowStockMax: lowStockMax, Recent: recent}
+	v := view.DashboardView{Counts: counts, LowStock: low, LowStockMax: lowStockMax, Recent: recent}
 	if web.IsHTMX(c) {
-		return web.Render(c, nil, console.DashboardPanels(v))
+		return web.Render(c, nil, view.DashboardPanels(v))
 	}
-	ch, err := h.consoleChrome(c, "Dashboard", "dashboard")
+	ch, err := h.chrome(c, "Dashboard", "dashboard")
 	if err != nil {
 		return err
 	}
 	ch.Live = true
-	return web.Render(c, console.DashboardPage(ch, v), console.DashboardPanels(v))
+	return web.Render(c, view.DashboardPage(ch, v), view.DashboardPanels(v))
 }

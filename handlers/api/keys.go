@@ -1,4 +1,4 @@
-package handlers
+package api
 
 import (
 	"strconv"
@@ -16,7 +16,8 @@ type issuedKey struct {
 	Key string `json:"key"`
 }
 
-func (h *Handler) apiListKeys(c *fiber.Ctx) error {
+// ListKeys is GET /api/keys.
+func (h *Handler) ListKeys(c *fiber.Ctx) error {
 	page, err := web.ParsePage(c)
 	if err != nil {
 		return err
@@ -31,7 +32,9 @@ func (h *Handler) apiListKeys(c *fiber.Ctx) error {
 	return c.JSON(nonNil(ks))
 }
 
-func (h *Handler) apiCreateKey(c *fiber.Ctx) error {
+// CreateKey is POST /api/keys: the answer holds the plain key, this
+// once, and is never cached.
+func (h *Handler) CreateKey(c *fiber.Ctx) error {
 	var in db.NewAPIKey
 	if err := web.DecodeJSON(c, &in); err != nil {
 		return err
@@ -45,7 +48,8 @@ func (h *Handler) apiCreateKey(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusCreated).JSON(issuedKey{APIKey: k, Key: plain})
 }
 
-func (h *Handler) apiUpdateKey(c *fiber.Ctx) error {
+// UpdateKey is PATCH /api/keys/{keyId}.
+func (h *Handler) UpdateKey(c *fiber.Ctx) error {
 	id, err := web.PathID(c, "keyId")
 	if err != nil {
 		return err
@@ -61,7 +65,8 @@ func (h *Handler) apiUpdateKey(c *fiber.Ctx) error {
 	return c.JSON(k)
 }
 
-func (h *Handler) apiRevokeKey(c *fiber.Ctx) error {
+// RevokeKey is DELETE /api/keys/{keyId}.
+func (h *Handler) RevokeKey(c *fiber.Ctx) error {
 	id, err := web.PathID(c, "keyId")
 	if err != nil {
 		return err
@@ -70,14 +75,4 @@ func (h *Handler) apiRevokeKey(c *fiber.Ctx) error {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
-}
-
-// keyFromPath finds the key the {keyId} path parameter names.
-// Errors: bad_request, not_found.
-func (h *Handler) keyFromPath(c *fiber.Ctx) (*db.APIKey, error) {
-	id, err := web.PathID(c, "keyId")
-	if err != nil {
-		return nil, err
-	}
-	return h.Store.FindAPIKeyByID(c.UserContext(), id)
 }

@@ -1,0 +1,101 @@
+package console
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"petstore/db"
+	view "petstore/views/console"
+	"petstore/web"
+)
+
+// categoryForm reads the category form; a blank description is none.
+func categoryForm(c *fiber.Ctx) (db.NewCategory, view.CategoryFormView) {
+	v := view.CategoryFormView{CSRF: web.CSRFToken(c), Name: c.FormValue("name"), Description: c.FormValue("description"), Errors: view.FieldErrors{}}
+	in := db.NewCategory{Name: &v.Name}
+	if strings.TrimSpace(v.Description) != "" {
+		in.Description = &v.Description
+	}
+	return in, v
+}
+
+func (h *Handler) renderCategoryForm(c *fiber.Ctx, status int, v view.CategoryFormView) error {
+	title := "New category"
+	if v.ID > 0 {
+		title = "Edit category #" + strconv.FormatInt(v.ID, 10)
+	}
+	ch, err := h.chrome(c, title, "catalog")
+	if err != nil {
+		return err
+	}
+	c.Status(status)
+	return web.Render(c, view.CategoryFormPage(ch, v), nil)
+}
+
+// categoryFormFailed re-renders the form with the store's messages: 422
+// for invalid values, 409 for a taken name.
+func (h *Handler) categoryFormFailed(c *fiber.Ctx, err error, v view.CategoryFormView) error {
+	var coded *db.Error
+	status := web.ProblemOf(err).Status
+	if !errors.As(err, &coded) || (status != fiber.StatusUnprocessableEntity && status != fiber.StatusConflict) {
+		return err
+	}
+	v.Errors, v.Problem = view.FieldErrorsOf(coded, "name", "description")
+	if coded.Code == db.ECategoryExists {
+		v.Errors["name"], v.Problem = coded.Message, ""
+	}
+	return h.renderCategoryForm(c, status, v)
+}
+
+// NewCategory is the form for a new category: GET /staff/categories/new.
+func (h *Handler) NewCategory(c *fiber.Ctx) error {
+	return h.renderCategoryForm(c, fiber.StatusOK, view.CategoryFormView{CSRF: web.CSRFToken(c)})
+}
+
+// CreateCategory adds a category (Store.CreateCategory).
+func (h *Handler) CreateCategory(c *fiber.Ctx) error {
+	in, v := categoryForm(c)
+	cat, err := h.Store.CreateCategory(c.UserContext(), in)
+	if err != nil {
+		return h.categoryFormFailed(c, err, v)
+	}
+	return h.flashRedirect(c, "ok", "Category “"+cat.Name+"” created.", "/staff/catalog")
+}
+
+// EditCategory is a category's form: GET /staff/categories/{categoryId}/edit.
+func (h *Handler) EditCategory(c *fiber.Ctx) error {
+	cat, err := web.FindByPath(c, "categoryId", h.Store.FindCategoryByID)
+	if err != nil {
+		return err
+	}
+	v := view.CategoryFormView{CSRF: web.CSRFToken(c), ID: cat.ID, Name: cat.Name}
+	if cat.Description != nil {
+		v.Description = *cat.Description
+	}
+	return h.renderCategoryForm(c, fiber.StatusOK, v)
+}
+
+// UpdateCategory replaces a category's name and description.
+func (h *Handler) UpdateCategory(c *fiber.Ctx) error {
+	id, err := web.PathID(c, "categoryId")
+	if err != nil {
+		return err
+	}
+	in, v := categoryForm(c)
+	v.ID = id
+	cat, err := h.Store.UpdateCategory(c.UserContext(), id, in)
+	if err != nil {
+		return h.categoryFormFailed(c, err, v)
+	}
+	return h.flashRedirect(c, "ok", "Category “"+cat.Name+"” saved.", "/staff/catalog")
+}
+
+// DeleteCategory removes a category no live pet uses.
+func (h *Handler) DeleteCategory(c *fiber.Ctx) error {
+	return deleteFromCatalog(h, c, "categoryId", h.Store.FindCategoryByID, h.Store.DeleteCategory, func(cat *db.Category) string {
+		return "Category “" + cat.Name + "” deleted."
+	})
+}

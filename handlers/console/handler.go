@@ -1,0 +1,79 @@
+// Package console serves the staff console of SPEC §10 under /staff:
+// sign-in, the dashboard, inventory, orders, the catalog, API keys and
+// rate-limit use, for signed-in staff. Handlers return errors;
+// RenderError answers them with the console's error page.
+package console
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"petstore/db"
+	"petstore/web"
+	"petstore/web/events"
+	"petstore/web/ratelimit"
+)
+
+// Handler serves the console's routes. Its fields are set once at start.
+type Handler struct {
+	Store *db.Store
+	// Sessions keeps the console's cookie (SessionName).
+	Sessions *web.Sessions
+	// Limiter shows keys' use and lifts bans.
+	Limiter *ratelimit.Limiter
+	// Shared is the Redis counter store behind its in-process fallback,
+	// nil when counting in process only: the pages say when it is down.
+	Shared *ratelimit.FailoverStore
+	// Proxies are believed about the client IP a sign-in counts against.
+	Proxies ratelimit.TrustedProxies
+	Events  *events.Hub
+	Logger  *slog.Logger
+	// Now is the clock the pages show times against.
+	Now func() time.Time
+}
+
+// Words of the 503 page (SPEC §2: the database is unavailable) for staff;
+// web.ErrorHandler has set Retry-After.
+const unavailable = "The console cannot reach the database just now. Nothing was changed; try again in a few seconds."
+
+// RenderError is the console's error renderer (web.ErrorRenderer): the
+// error page that links back to the console (the error alone for htmx).
+func RenderError(c *fiber.Ctx, p web.Problem) error {
+	return web.ErrorPage(c, p, true, unavailable)
+}
+
+// NoStore keeps console pages out of caches: they show stock,
+// orders and keys.
+func NoStore(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.Next()
+}
+
+// RequireDatabase answers 503 unavailable, through the error handler,
+// when the database does not answer a ping: for a page that needs no query
+// to render but leads nowhere without one (the sign-in form), so nobody
+// types a password into a form that cannot work.
+func (h *Handler) RequireDatabase(c *fiber.Ctx) error {
+	if err := h.Store.Ping(c.UserContext()); err != nil {
+		return err
+	}
+	return c.Next()
+}
+
+// StreamEvents is the event stream of SPEC §8 behind the console's
+// sign-in, for the htmx SSE extension: GET /staff/events. It ends when
+// the session is signed out.
+func (h *Handler) StreamEvents(c *fiber.Ctx) error {
+	sess, err := h.session(c)
+	if err != nil {
+		return err
+	}
+	sid, _ := sess.Values[keyStaffSession].(string)
+	return h.Events.Serve(c, func(ctx context.Context) error {
+		_, err := h.Store.FindStaffUserBySession(ctx, sid)
+		return err
+	})
+}

@@ -1,0 +1,91 @@
+package console
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"petstore/db"
+	"petstore/web"
+)
+
+// pageSize is how many rows a console list shows at once.
+const pageSize = 100
+
+// listQuery describes the query of a filtered console list: one word
+// filter, one id filter and the id its page starts from, by their
+// parameters' names.
+type listQuery struct {
+	path                   string // the list's page
+	wordName, idName, from string // the parameters
+	validWord              func(string) bool
+	wordChoices            string // the valid words, for the message
+}
+
+// inventoryQuery is the inventory page's: ?status=&category=&after=.
+var inventoryQuery = listQuery{path: "/staff/inventory", wordName: "status", idName: "category", from: "after",
+	validWord: db.ValidStatus, wordChoices: "available, pending or sold"}
+
+// orderQuery is the orders page's: ?state=open|complete&pet=&before=.
+var orderQuery = listQuery{path: "/staff/orders", wordName: "state", idName: "pet", from: "before",
+	validWord: func(s string) bool { return s == db.OrderOpen || s == db.OrderComplete }, wordChoices: "open or complete"}
+
+// listFilter is one request's values of a listQuery.
+type listFilter struct {
+	q    listQuery
+	word string
+	id   int64 // 0: any
+	from int64 // 0: the first page
+}
+
+// parse reads the request's filter. Errors: bad_request.
+func (q listQuery) parse(c *fiber.Ctx) (listFilter, error) {
+	f := listFilter{q: q, word: c.Query(q.wordName)}
+	if f.word != "" && !q.validWord(f.word) {
+		return f, web.BadParam(q.wordName, "must be %s", q.wordChoices)
+	}
+	var err error
+	if f.id, err = queryID(c, q.idName); err != nil {
+		return f, err
+	}
+	if f.from, err = queryID(c, q.from); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+// url is the list with no filter, starting from the id from.
+func (q listQuery) url(from int64) string { return listFilter{q: q}.url(from) }
+
+// url is the list with these filters, starting from the id from (0: the
+// first page); empty filters are left out.
+func (f listFilter) url(from int64) string {
+	v := url.Values{}
+	if f.word != "" {
+		v.Set(f.q.wordName, f.word)
+	}
+	for name, id := range map[string]int64{f.q.idName: f.id, f.q.from: from} {
+		if id > 0 {
+			v.Set(name, strconv.FormatInt(id, 10))
+		}
+	}
+	if len(v) == 0 {
+		return f.q.path
+	}
+	return f.q.path + "?" + v.Encode()
+}
+
+// queryID reads an optional positive id; an empty value is none.
+func queryID(c *fiber.Ctx, name string) (int64, error) {
+	s := strings.TrimSpace(c.Query(name))
+	if s == "" {
+		return 0, nil
+	}
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id < 1 {
+		return 0, web.BadParam(name, "must be a positive integer")
+	}
+	return id, nil
+}

@@ -1,0 +1,172 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"petstore/db"
+	view "petstore/views/console"
+	"petstore/web"
+)
+
+// Catalog lists pets and categories with their edit and delete actions.
+func (h *Handler) Catalog(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	after, err := queryID(c, "after")
+	if err != nil {
+		return err
+	}
+	v := view.CatalogView{CSRF: web.CSRFToken(c)}
+	var more bool
+	if v.Pets, more, err = h.Store.FindPets(ctx, db.PetFilter{Page: db.Page{AfterID: after, Limit: pageSize}}); err != nil {
+		return err
+	}
+	if more {
+		v.NextURL = "/staff/catalog?after=" + strconv.FormatInt(v.Pets[len(v.Pets)-1].ID, 10)
+	}
+	if v.Categories, _, err = h.Store.FindCategories(ctx, db.Page{Limit: db.MaxLimit}); err != nil {
+		return err
+	}
+	if v.PetCounts, err = h.Store.CountPetsByCategory(ctx); err != nil {
+		return err
+	}
+	ch, err := h.chrome(c, "Catalog", "catalog")
+	if err != nil {
+		return err
+	}
+	return web.Render(c, view.CatalogPage(ch, v), nil)
+}
+
+// petForm reads the pet form into the store's input, noting values that
+// are not even numbers (the API would refuse their JSON with 400).
+func petForm(c *fiber.Ctx, withStatus bool) (db.NewPet, view.PetFormView) {
+	v := view.PetFormView{CSRF: web.CSRFToken(c), Name: c.FormValue("name"), Status: c.FormValue("status"), Errors: view.FieldErrors{}}
+	in := db.NewPet{Name: &v.Name}
+	if raw := strings.TrimSpace(c.FormValue("categoryId")); raw != "" {
+		id, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil {
+			v.Errors["categoryId"] = "must be a positive integer"
+		} else {
+			in.CategoryID, v.CategoryID = &id, id
+		}
+	}
+	if withStatus && v.Status != "" {
+		in.Status = &v.Status
+	}
+	return in, v
+}
+
+// petFormFailed re-renders the pet form with the store's messages: 422
+// for invalid values, 409 for a refused status change.
+func (h *Handler) petFormFailed(c *fiber.Ctx, err error, v view.PetFormView) error {
+	var coded *db.Error
+	status := web.ProblemOf(err).Status
+	if !errors.As(err, &coded) || (status != fiber.StatusUnprocessableEntity && status != fiber.StatusConflict) {
+		return err
+	}
+	fe, problem := view.FieldErrorsOf(coded, "name", "categoryId", "status")
+	for k, msg := range fe {
+		if v.Errors[k] == "" {
+			v.Errors[k] = msg
+		}
+	}
+	v.Problem = problem
+	return h.renderPetForm(c, status, v)
+}
+
+func (h *Handler) renderPetForm(c *fiber.Ctx, status int, v view.PetFormView) error {
+	cats, _, err := h.Store.FindCategories(c.UserContext(), db.Page{Limit: db.MaxLimit})
+	if err != nil {
+		return err
+	}
+	v.Categories = cats
+	title := "New pet"
+	if v.ID > 0 {
+		title = "Edit pet #" + strconv.FormatInt(v.ID, 10)
+	}
+	ch, err := h.chrome(c, title, "catalog")
+	if err != nil {
+		return err
+	}
+	c.Status(status)
+	return web.Render(c, view.PetFormPage(ch, v), nil)
+}
+
+// NewPet is the form for a new pet: GET /staff/pets/new.
+func (h *Handler) NewPet(c *fiber.Ctx) error {
+	return h.renderPetForm(c, fiber.StatusOK, view.PetFormView{CSRF: web.CSRFToken(c), Status: db.StatusAvailable})
+}
+
+// CreatePet adds a pet (Store.CreatePet).
+func (h *Handler) CreatePet(c *fiber.Ctx) error {
+	in, v := petForm(c, true)
+	if len(v.Errors) > 0 {
+		return h.renderPetForm(c, fiber.StatusUnprocessableEntity, v)
+	}
+	p, err := h.Store.CreatePet(c.UserContext(), in)
+	if err != nil {
+		return h.petFormFailed(c, err, v)
+	}
+	return h.flashRedirect(c, "ok", "Pet “"+p.Name+"” created.", "/staff/catalog")
+}
+
+// EditPet is a pet's form: GET /staff/pets/{petId}/edit.
+func (h *Handler) EditPet(c *fiber.Ctx) error {
+	p, err := web.FindByPath(c, "petId", h.Store.FindPetByID)
+	if err != nil {
+		return err
+	}
+	return h.renderPetForm(c, fiber.StatusOK, view.PetFormView{
+		CSRF: web.CSRFToken(c), ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Status: p.Status, Current: p.Status,
+	})
+}
+
+// UpdatePet replaces a pet's name and category and applies a status
+// change by hand (Store.UpdatePet).
+func (h *Handler) UpdatePet(c *fiber.Ctx) error {
+	cur, err := web.FindByPath(c, "petId", h.Store.FindPetByID)
+	if err != nil {
+		return err
+	}
+	id := cur.ID
+	in, v := petForm(c, true)
+	v.ID, v.Current = id, cur.Status
+	if len(v.Errors) > 0 {
+		return h.renderPetForm(c, fiber.StatusUnprocessableEntity, v)
+	}
+	p, err := h.Store.UpdatePet(c.UserContext(), id, in)
+	if err != nil {
+		return h.petFormFailed(c, err, v)
+	}
+	return h.flashRedirect(c, "ok", "Pet “"+p.Name+"” saved.", "/staff/catalog")
+}
+
+// DeletePet soft-deletes a pet (Store.DeletePet); a pet with open
+// orders stays, with the reason in the flash message.
+func (h *Handler) DeletePet(c *fiber.Ctx) error {
+	return deleteFromCatalog(h, c, "petId", h.Store.FindPetByID, h.Store.DeletePet, func(p *db.Pet) string {
+		return "Pet “" + p.Name + "” deleted."
+	})
+}
+
+// deleteFromCatalog deletes what the path parameter names (find it, then
+// del it) and goes back to the catalog with the message deleted words, or
+// with the store's refusal (a category in use, a pet with open orders).
+func deleteFromCatalog[T any](h *Handler, c *fiber.Ctx, param string, find func(context.Context, int64) (T, error), del func(context.Context, int64) error, deleted func(T) string) error {
+	id, err := web.PathID(c, param)
+	if err != nil {
+		return err
+	}
+	x, err := find(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	if err := del(c.UserContext(), id); err != nil {
+		return h.refused(c, err, "/staff/catalog", nil)
+	}
+	return h.flashRedirect(c, "ok", deleted(x), "/staff/catalog")
+}

@@ -1,0 +1,22 @@
+// Package shop serves the storefront of SPEC §9 under /: the catalog, a
+// pet's page, the cart, checkout and "My orders", for shoppers known by a
+// cookie. Handlers return errors; RenderError answers them in the shop's
+// frame.
+package shop
+
+import (
+	"petstore/db"
+	"petstore/web"
+)
+
+// Handler serves the storefront's routes. Its fields are set once at start.
+type Handler struct {
+	Store *db.Store
+	// Sessions keeps the shop's cookie (SessionName).
+	Sessions *web.Sessions
+	// MaxOpenUnits is the most units one shopper may hold in open orders
+	// (PETSTORE_SHOP_MAX_OPEN_UNITS); it must be positive.
+	MaxOpenUnits int64
+	// Metrics, when set, counts placed orders.
+	Metrics *web.Metrics
+}
