@@ -3,6 +3,8 @@ package handlers_test
 import (
 	"strings"
 	"testing"
+
+	"petstore/db"
 )
 
 // TestOperations covers /healthz, /readyz and /metrics (SPEC §11).
@@ -37,5 +39,28 @@ func TestOperations(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %q", want)
 		}
+	}
+}
+
+// TestRefusalRouteLabel shows a refusal by the API's limiter, which
+// answers before any route took the request, is measured under the route
+// it was for, not as "unmatched".
+func TestRefusalRouteLabel(t *testing.T) {
+	a := newTestApp(t)
+	key, _ := a.issueKey("tight", db.RoleCustomer, db.PlanEnterprise, 1, 1000)
+	a.do(req{method: "GET", path: "/api/pets", key: key}).want(t, 200)
+	a.do(req{method: "GET", path: "/api/pets", key: key}).want(t, 429, "rate_limited")
+	a.do(req{method: "GET", path: "/api/pets/1", key: key}).want(t, 429, "rate_limited")
+	body := string(a.do(req{method: "GET", path: "/metrics"}).want(t, 200).Body)
+	for _, want := range []string{
+		`petstore_http_requests_total{method="GET",route="/api/pets",status="429"} 1`,
+		`petstore_http_requests_total{method="GET",route="/api/pets/:petId",status="429"} 1`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	if strings.Contains(body, `route="unmatched",status="429"`) {
+		t.Errorf("a 429 is labelled unmatched:\n%s", body)
 	}
 }
