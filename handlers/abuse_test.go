@@ -1,6 +1,8 @@
 package handlers_test
 
 import (
+	"petstore/handlers/handlerstest"
+
 	"bufio"
 	"encoding/json"
 	"errors"
@@ -32,94 +34,96 @@ func TestAbuseAPI(t *testing.T) {
 }
 
 func testAbuseAPI(t *testing.T, open dbtest.Open) {
-	a := newTestAppOn(t, open)
-	pet := a.seedPet("Rex", 5)
-	name := func(s string) string { return `{"name":` + s + `,"categoryId":` + itoa(pet.CategoryID) + `}` }
+	a := handlerstest.NewOn(t, open)
+	pet := a.SeedPet("Rex", 5)
+	name := func(s string) string {
+		return `{"name":` + s + `,"categoryId":` + handlerstest.Itoa(pet.CategoryID) + `}`
+	}
 	cases := []struct {
 		name       string
-		req        req
+		req        handlerstest.Req
 		wantStatus int
 		wantCode   string
 		wantField  string
 	}{
-		{"body past 64 KiB", req{method: "POST", path: "/api/pets", body: name(`"` + strings.Repeat("x", 70<<10) + `"`)}, 413, "payload_too_large", ""},
+		{"body past 64 KiB", handlerstest.Req{Method: "POST", Path: "/api/pets", Body: name(`"` + strings.Repeat("x", 70<<10) + `"`)}, 413, "payload_too_large", ""},
 		// 100k '[' are past 64 KiB, so the size refuses them before any parsing.
-		{"100k nested arrays", req{method: "POST", path: "/api/pets", body: strings.Repeat("[", 100_000)}, 413, "payload_too_large", ""},
+		{"100k nested arrays", handlerstest.Req{Method: "POST", Path: "/api/pets", Body: strings.Repeat("[", 100_000)}, 413, "payload_too_large", ""},
 		// Within the size, encoding/json stops at depth 10,000.
-		{"60k nested arrays", req{method: "POST", path: "/api/pets", body: strings.Repeat("[", 60_000)}, 400, "bad_request", ""},
-		{"60k nested objects", req{method: "POST", path: "/api/categories", body: `{"name":` + strings.Repeat(`{"a":`, 12_000)}, 400, "bad_request", ""},
-		{"invalid UTF-8 in a name", req{method: "POST", path: "/api/pets", body: []byte(name("\"R\xffx\xc3\""))}, 400, "bad_request", ""},
-		{"escaped NUL in a name", req{method: "POST", path: "/api/pets", body: name(`"Re\u0000x"`)}, 422, "validation_failed", ""},
-		{"escaped NUL in a category", req{method: "POST", path: "/api/categories", body: `{"name":"\u0000"}`}, 422, "validation_failed", ""},
-		{"escaped NUL in a key name", req{method: "POST", path: "/api/keys", body: `{"name":"k\u0000","role":"customer","plan":"free"}`}, 422, "validation_failed", ""},
+		{"60k nested arrays", handlerstest.Req{Method: "POST", Path: "/api/pets", Body: strings.Repeat("[", 60_000)}, 400, "bad_request", ""},
+		{"60k nested objects", handlerstest.Req{Method: "POST", Path: "/api/categories", Body: `{"name":` + strings.Repeat(`{"a":`, 12_000)}, 400, "bad_request", ""},
+		{"invalid UTF-8 in a name", handlerstest.Req{Method: "POST", Path: "/api/pets", Body: []byte(name("\"R\xffx\xc3\""))}, 400, "bad_request", ""},
+		{"escaped NUL in a name", handlerstest.Req{Method: "POST", Path: "/api/pets", Body: name(`"Re\u0000x"`)}, 422, "validation_failed", ""},
+		{"escaped NUL in a category", handlerstest.Req{Method: "POST", Path: "/api/categories", Body: `{"name":"\u0000"}`}, 422, "validation_failed", ""},
+		{"escaped NUL in a key name", handlerstest.Req{Method: "POST", Path: "/api/keys", Body: `{"name":"k\u0000","role":"customer","plan":"free"}`}, 422, "validation_failed", ""},
 		// A raw control byte inside a JSON string is not JSON at all.
-		{"raw NUL byte in a name", req{method: "POST", path: "/api/pets", body: []byte(name("\"Re\x00x\""))}, 400, "bad_request", ""},
+		{"raw NUL byte in a name", handlerstest.Req{Method: "POST", Path: "/api/pets", Body: []byte(name("\"Re\x00x\""))}, 400, "bad_request", ""},
 		// No name holds them (SPEC §2), and PostgreSQL cannot compare them.
-		{"NUL in the search", req{method: "GET", path: "/api/pets?q=a%00b"}, 400, "bad_request", "q"},
-		{"invalid UTF-8 in the search", req{method: "GET", path: "/api/pets?q=R%ffx"}, 400, "bad_request", "q"},
-		{"truncated UTF-8 in the search", req{method: "GET", path: "/api/pets?q=%c3"}, 400, "bad_request", "q"},
-		{"control character in the search", req{method: "GET", path: "/api/pets?q=R%1bx"}, 400, "bad_request", "q"},
-		{"DEL in the search", req{method: "GET", path: "/api/pets?q=%7f"}, 400, "bad_request", "q"},
-		{"C1 control in the search", req{method: "GET", path: "/api/pets?q=%c2%85"}, 400, "bad_request", "q"},
-		{"NUL in a status", req{method: "GET", path: "/api/pets?status=available%00"}, 400, "bad_request", "status"},
-		{"invalid UTF-8 in an inventory status", req{method: "GET", path: "/api/store/inventory?status=%ff"}, 400, "bad_request", "status"},
-		{"NUL in a cursor", req{method: "GET", path: "/api/categories?cursor=%00"}, 400, "bad_request", "cursor"},
-		{"NUL in ids", req{method: "GET", path: "/api/pets?ids=1,%00"}, 400, "bad_request", "ids"},
-		{"NUL in a categoryId", req{method: "GET", path: "/api/pets?categoryId=%00"}, 400, "bad_request", "categoryId"},
-		{"invalid UTF-8 in a petId", req{method: "GET", path: "/api/store/orders?petId=%ff"}, 400, "bad_request", "petId"},
-		{"NUL in complete", req{method: "GET", path: "/api/store/orders?complete=true%00"}, 400, "bad_request", "complete"},
-		{"NUL in a limit", req{method: "GET", path: "/api/keys?limit=1%00"}, 400, "bad_request", "limit"},
-		{"NUL in a path id", req{method: "GET", path: "/api/pets/%00"}, 400, "bad_request", "petId"},
-		{"escaped NUL in a description", req{method: "POST", path: "/api/categories", body: `{"name":"Birds","description":"a\u0000b"}`}, 422, "validation_failed", "description"},
-		{"escape in a description", req{method: "PUT", path: "/api/categories/" + itoa(pet.CategoryID), body: `{"name":"Dogs","description":"\u001b[31mred"}`}, 422, "validation_failed", "description"},
-		{"escaped C1 control in a name", req{method: "POST", path: "/api/pets", body: name(`"Re\u0085x"`)}, 422, "validation_failed", "name"},
-		{"escaped NUL in a key name change", req{method: "PATCH", path: "/api/keys/2", body: `{"name":"\u0000"}`}, 422, "validation_failed", "name"},
-		{"escaped NUL in a plan", req{method: "POST", path: "/api/keys", body: `{"name":"k","role":"customer","plan":"free\u0000"}`}, 422, "validation_failed", "plan"},
-		{"escaped NUL in a role", req{method: "POST", path: "/api/keys", body: `{"name":"k","role":"\u0000","plan":"free"}`}, 422, "validation_failed", "role"},
-		{"escaped NUL in a status", req{method: "PUT", path: "/api/pets/" + itoa(pet.ID), body: `{"name":"Rex","categoryId":` + itoa(pet.CategoryID) + `,"status":"sold\u0000"}`}, 422, "validation_failed", "status"},
-		{"escaped NUL in a shipDate", req{method: "POST", path: "/api/store/orders", body: `{"petId":` + itoa(pet.ID) + `,"quantity":1,"shipDate":"\u0000"}`}, 422, "validation_failed", "shipDate"},
-		{"line breaks in a description", req{method: "POST", path: "/api/categories", body: `{"name":"Fish","description":"Wet.\r\nVery wet."}`}, 201, "", ""},
-		{"invalid UTF-8 in an Idempotency-Key", req{method: "POST", path: "/api/categories", body: `{"name":"Idem"}`, header: map[string]string{"Idempotency-Key": "k\xff\xfe"}}, 400, "bad_request", ""},
-		{"control character in an Idempotency-Key", req{method: "POST", path: "/api/categories", body: `{"name":"Idem"}`, header: map[string]string{"Idempotency-Key": "k\x01"}}, 400, "bad_request", ""},
-		{"negative path id", req{method: "GET", path: "/api/pets/-1"}, 400, "bad_request", ""},
-		{"zero path id", req{method: "DELETE", path: "/api/store/orders/0"}, 400, "bad_request", ""},
-		{"overflowing path id", req{method: "PUT", path: "/api/store/inventory/9223372036854775808", body: `{"quantity":1}`}, 400, "bad_request", ""},
-		{"int64 max path id", req{method: "GET", path: "/api/categories/9223372036854775807"}, 404, "not_found", ""},
-		{"negative quantity", req{method: "POST", path: "/api/store/orders", body: `{"petId":` + itoa(pet.ID) + `,"quantity":-1}`}, 422, "validation_failed", ""},
+		{"NUL in the search", handlerstest.Req{Method: "GET", Path: "/api/pets?q=a%00b"}, 400, "bad_request", "q"},
+		{"invalid UTF-8 in the search", handlerstest.Req{Method: "GET", Path: "/api/pets?q=R%ffx"}, 400, "bad_request", "q"},
+		{"truncated UTF-8 in the search", handlerstest.Req{Method: "GET", Path: "/api/pets?q=%c3"}, 400, "bad_request", "q"},
+		{"control character in the search", handlerstest.Req{Method: "GET", Path: "/api/pets?q=R%1bx"}, 400, "bad_request", "q"},
+		{"DEL in the search", handlerstest.Req{Method: "GET", Path: "/api/pets?q=%7f"}, 400, "bad_request", "q"},
+		{"C1 control in the search", handlerstest.Req{Method: "GET", Path: "/api/pets?q=%c2%85"}, 400, "bad_request", "q"},
+		{"NUL in a status", handlerstest.Req{Method: "GET", Path: "/api/pets?status=available%00"}, 400, "bad_request", "status"},
+		{"invalid UTF-8 in an inventory status", handlerstest.Req{Method: "GET", Path: "/api/store/inventory?status=%ff"}, 400, "bad_request", "status"},
+		{"NUL in a cursor", handlerstest.Req{Method: "GET", Path: "/api/categories?cursor=%00"}, 400, "bad_request", "cursor"},
+		{"NUL in ids", handlerstest.Req{Method: "GET", Path: "/api/pets?ids=1,%00"}, 400, "bad_request", "ids"},
+		{"NUL in a categoryId", handlerstest.Req{Method: "GET", Path: "/api/pets?categoryId=%00"}, 400, "bad_request", "categoryId"},
+		{"invalid UTF-8 in a petId", handlerstest.Req{Method: "GET", Path: "/api/store/orders?petId=%ff"}, 400, "bad_request", "petId"},
+		{"NUL in complete", handlerstest.Req{Method: "GET", Path: "/api/store/orders?complete=true%00"}, 400, "bad_request", "complete"},
+		{"NUL in a limit", handlerstest.Req{Method: "GET", Path: "/api/keys?limit=1%00"}, 400, "bad_request", "limit"},
+		{"NUL in a path id", handlerstest.Req{Method: "GET", Path: "/api/pets/%00"}, 400, "bad_request", "petId"},
+		{"escaped NUL in a description", handlerstest.Req{Method: "POST", Path: "/api/categories", Body: `{"name":"Birds","description":"a\u0000b"}`}, 422, "validation_failed", "description"},
+		{"escape in a description", handlerstest.Req{Method: "PUT", Path: "/api/categories/" + handlerstest.Itoa(pet.CategoryID), Body: `{"name":"Dogs","description":"\u001b[31mred"}`}, 422, "validation_failed", "description"},
+		{"escaped C1 control in a name", handlerstest.Req{Method: "POST", Path: "/api/pets", Body: name(`"Re\u0085x"`)}, 422, "validation_failed", "name"},
+		{"escaped NUL in a key name change", handlerstest.Req{Method: "PATCH", Path: "/api/keys/2", Body: `{"name":"\u0000"}`}, 422, "validation_failed", "name"},
+		{"escaped NUL in a plan", handlerstest.Req{Method: "POST", Path: "/api/keys", Body: `{"name":"k","role":"customer","plan":"free\u0000"}`}, 422, "validation_failed", "plan"},
+		{"escaped NUL in a role", handlerstest.Req{Method: "POST", Path: "/api/keys", Body: `{"name":"k","role":"\u0000","plan":"free"}`}, 422, "validation_failed", "role"},
+		{"escaped NUL in a status", handlerstest.Req{Method: "PUT", Path: "/api/pets/" + handlerstest.Itoa(pet.ID), Body: `{"name":"Rex","categoryId":` + handlerstest.Itoa(pet.CategoryID) + `,"status":"sold\u0000"}`}, 422, "validation_failed", "status"},
+		{"escaped NUL in a shipDate", handlerstest.Req{Method: "POST", Path: "/api/store/orders", Body: `{"petId":` + handlerstest.Itoa(pet.ID) + `,"quantity":1,"shipDate":"\u0000"}`}, 422, "validation_failed", "shipDate"},
+		{"line breaks in a description", handlerstest.Req{Method: "POST", Path: "/api/categories", Body: `{"name":"Fish","description":"Wet.\r\nVery wet."}`}, 201, "", ""},
+		{"invalid UTF-8 in an Idempotency-Key", handlerstest.Req{Method: "POST", Path: "/api/categories", Body: `{"name":"Idem"}`, Header: map[string]string{"Idempotency-Key": "k\xff\xfe"}}, 400, "bad_request", ""},
+		{"control character in an Idempotency-Key", handlerstest.Req{Method: "POST", Path: "/api/categories", Body: `{"name":"Idem"}`, Header: map[string]string{"Idempotency-Key": "k\x01"}}, 400, "bad_request", ""},
+		{"negative path id", handlerstest.Req{Method: "GET", Path: "/api/pets/-1"}, 400, "bad_request", ""},
+		{"zero path id", handlerstest.Req{Method: "DELETE", Path: "/api/store/orders/0"}, 400, "bad_request", ""},
+		{"overflowing path id", handlerstest.Req{Method: "PUT", Path: "/api/store/inventory/9223372036854775808", Body: `{"quantity":1}`}, 400, "bad_request", ""},
+		{"int64 max path id", handlerstest.Req{Method: "GET", Path: "/api/categories/9223372036854775807"}, 404, "not_found", ""},
+		{"negative quantity", handlerstest.Req{Method: "POST", Path: "/api/store/orders", Body: `{"petId":` + handlerstest.Itoa(pet.ID) + `,"quantity":-1}`}, 422, "validation_failed", ""},
 		// A number no int64 holds is refused as the wrong type, like "1".
-		{"overflowing quantity", req{method: "POST", path: "/api/store/orders", body: `{"petId":` + itoa(pet.ID) + `,"quantity":9223372036854775808}`}, 400, "bad_request", ""},
-		{"overflowing pet id in a body", req{method: "POST", path: "/api/store/orders", body: `{"petId":9223372036854775808,"quantity":1}`}, 400, "bad_request", ""},
-		{"inventory past int64", req{method: "PUT", path: "/api/store/inventory/" + itoa(pet.ID), body: `{"quantity":-9223372036854775809}`}, 400, "bad_request", ""},
-		{"inventory int64 max", req{method: "PUT", path: "/api/store/inventory/" + itoa(pet.ID), body: `{"quantity":9223372036854775807}`}, 422, "validation_failed", ""},
-		{"negative limit", req{method: "GET", path: "/api/pets?limit=-1"}, 400, "bad_request", ""},
-		{"overflowing limit", req{method: "GET", path: "/api/pets?limit=9223372036854775808"}, 400, "bad_request", ""},
-		{"empty limit", req{method: "GET", path: "/api/store/orders?limit="}, 400, "bad_request", ""},
-		{"empty petId", req{method: "GET", path: "/api/store/orders?petId="}, 400, "bad_request", ""},
-		{"empty complete", req{method: "GET", path: "/api/store/orders?complete="}, 400, "bad_request", ""},
-		{"empty cursor", req{method: "GET", path: "/api/pets?cursor="}, 400, "bad_request", ""},
-		{"empty ids", req{method: "GET", path: "/api/pets?ids="}, 400, "bad_request", ""},
-		{"empty q", req{method: "GET", path: "/api/pets?q="}, 200, "", ""}, // an empty search is no filter
-		{"overflowing categoryId", req{method: "GET", path: "/api/pets?categoryId=99999999999999999999"}, 400, "bad_request", ""},
-		{"perMinute 2^63", req{method: "POST", path: "/api/keys", body: `{"name":"k","role":"customer","plan":"enterprise","perMinute":9223372036854775808,"perDay":1}`}, 400, "bad_request", ""},
-		{"negative perDay", req{method: "POST", path: "/api/keys", body: `{"name":"k","role":"customer","plan":"enterprise","perMinute":1,"perDay":-1}`}, 422, "validation_failed", ""},
-		{"empty plan", req{method: "POST", path: "/api/keys", body: `{"name":"k","role":"customer","plan":""}`}, 422, "validation_failed", ""},
-		{"empty plan in a change", req{method: "PATCH", path: "/api/keys/2", body: `{"plan":""}`}, 422, "validation_failed", ""},
-		{"field name in another case", req{method: "POST", path: "/api/pets", body: `{"NAME":"Rex","categoryId":1}`}, 400, "bad_request", ""},
-		{"null body", req{method: "PATCH", path: "/api/store/orders/1", body: `null`}, 400, "bad_request", ""},
-		{"null member", req{method: "POST", path: "/api/pets", body: `{"name":null,"categoryId":1}`}, 400, "bad_request", ""},
-		{"101 ids", req{method: "GET", path: "/api/pets?ids=" + strings.TrimSuffix(strings.Repeat("1,", 101), ",")}, 400, "bad_request", ""},
-		{"huge Idempotency-Key", req{method: "POST", path: "/api/categories", body: `{"name":"Idem"}`, header: map[string]string{"Idempotency-Key": strings.Repeat("k", 4096)}}, 400, "bad_request", ""},
+		{"overflowing quantity", handlerstest.Req{Method: "POST", Path: "/api/store/orders", Body: `{"petId":` + handlerstest.Itoa(pet.ID) + `,"quantity":9223372036854775808}`}, 400, "bad_request", ""},
+		{"overflowing pet id in a body", handlerstest.Req{Method: "POST", Path: "/api/store/orders", Body: `{"petId":9223372036854775808,"quantity":1}`}, 400, "bad_request", ""},
+		{"inventory past int64", handlerstest.Req{Method: "PUT", Path: "/api/store/inventory/" + handlerstest.Itoa(pet.ID), Body: `{"quantity":-9223372036854775809}`}, 400, "bad_request", ""},
+		{"inventory int64 max", handlerstest.Req{Method: "PUT", Path: "/api/store/inventory/" + handlerstest.Itoa(pet.ID), Body: `{"quantity":9223372036854775807}`}, 422, "validation_failed", ""},
+		{"negative limit", handlerstest.Req{Method: "GET", Path: "/api/pets?limit=-1"}, 400, "bad_request", ""},
+		{"overflowing limit", handlerstest.Req{Method: "GET", Path: "/api/pets?limit=9223372036854775808"}, 400, "bad_request", ""},
+		{"empty limit", handlerstest.Req{Method: "GET", Path: "/api/store/orders?limit="}, 400, "bad_request", ""},
+		{"empty petId", handlerstest.Req{Method: "GET", Path: "/api/store/orders?petId="}, 400, "bad_request", ""},
+		{"empty complete", handlerstest.Req{Method: "GET", Path: "/api/store/orders?complete="}, 400, "bad_request", ""},
+		{"empty cursor", handlerstest.Req{Method: "GET", Path: "/api/pets?cursor="}, 400, "bad_request", ""},
+		{"empty ids", handlerstest.Req{Method: "GET", Path: "/api/pets?ids="}, 400, "bad_request", ""},
+		{"empty q", handlerstest.Req{Method: "GET", Path: "/api/pets?q="}, 200, "", ""}, // an empty search is no filter
+		{"overflowing categoryId", handlerstest.Req{Method: "GET", Path: "/api/pets?categoryId=99999999999999999999"}, 400, "bad_request", ""},
+		{"perMinute 2^63", handlerstest.Req{Method: "POST", Path: "/api/keys", Body: `{"name":"k","role":"customer","plan":"enterprise","perMinute":9223372036854775808,"perDay":1}`}, 400, "bad_request", ""},
+		{"negative perDay", handlerstest.Req{Method: "POST", Path: "/api/keys", Body: `{"name":"k","role":"customer","plan":"enterprise","perMinute":1,"perDay":-1}`}, 422, "validation_failed", ""},
+		{"empty plan", handlerstest.Req{Method: "POST", Path: "/api/keys", Body: `{"name":"k","role":"customer","plan":""}`}, 422, "validation_failed", ""},
+		{"empty plan in a change", handlerstest.Req{Method: "PATCH", Path: "/api/keys/2", Body: `{"plan":""}`}, 422, "validation_failed", ""},
+		{"field name in another case", handlerstest.Req{Method: "POST", Path: "/api/pets", Body: `{"NAME":"Rex","categoryId":1}`}, 400, "bad_request", ""},
+		{"null body", handlerstest.Req{Method: "PATCH", Path: "/api/store/orders/1", Body: `null`}, 400, "bad_request", ""},
+		{"null member", handlerstest.Req{Method: "POST", Path: "/api/pets", Body: `{"name":null,"categoryId":1}`}, 400, "bad_request", ""},
+		{"101 ids", handlerstest.Req{Method: "GET", Path: "/api/pets?ids=" + strings.TrimSuffix(strings.Repeat("1,", 101), ",")}, 400, "bad_request", ""},
+		{"huge Idempotency-Key", handlerstest.Req{Method: "POST", Path: "/api/categories", Body: `{"name":"Idem"}`, Header: map[string]string{"Idempotency-Key": strings.Repeat("k", 4096)}}, 400, "bad_request", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.req.key = a.staff
-			r := a.do(tc.req)
+			tc.req.Key = a.Staff
+			r := a.Do(tc.req)
 			if tc.wantCode == "" {
-				r.want(t, tc.wantStatus)
+				r.Want(t, tc.wantStatus)
 				return
 			}
-			r.want(t, tc.wantStatus, tc.wantCode)
-			if p := r.problem(t); tc.wantField != "" && (len(p.Details) == 0 || p.Details[0].Field != tc.wantField) {
+			r.Want(t, tc.wantStatus, tc.wantCode)
+			if p := r.Problem(t); tc.wantField != "" && (len(p.Details) == 0 || p.Details[0].Field != tc.wantField) {
 				t.Errorf("details %+v, want the first to name %s", p.Details, tc.wantField)
 			}
 		})
@@ -132,8 +136,8 @@ func testAbuseAPI(t *testing.T, open dbtest.Open) {
 func TestAbuseStoredVerbatim(t *testing.T) { dbtest.Each(t, testAbuseStoredVerbatim) }
 
 func testAbuseStoredVerbatim(t *testing.T, open dbtest.Open) {
-	a := newTestAppOn(t, open)
-	rex := a.seedPet("Rex", 1)
+	a := handlerstest.NewOn(t, open)
+	rex := a.SeedPet("Rex", 1)
 	hostile := []string{
 		`Robert'); DROP TABLE pets;--`,
 		`x' OR '1'='1`,
@@ -141,21 +145,21 @@ func testAbuseStoredVerbatim(t *testing.T, open dbtest.Open) {
 		`100% _real_ \ cat`,
 	}
 	for _, n := range hostile {
-		r := a.do(req{method: "POST", path: "/api/pets", key: a.staff, body: map[string]any{"name": n, "categoryId": rex.CategoryID}}).want(t, 201)
+		r := a.Do(handlerstest.Req{Method: "POST", Path: "/api/pets", Key: a.Staff, Body: map[string]any{"name": n, "categoryId": rex.CategoryID}}).Want(t, 201)
 		if strings.Contains(string(r.Body), "<script>") {
 			t.Errorf("JSON output carries raw markup: %s", r.Body)
 		}
 		var got struct{ ID int64 }
-		r.decode(t, &got)
+		r.Decode(t, &got)
 		var back struct{ Name string }
-		a.do(req{method: "GET", path: "/api/pets/" + itoa(got.ID), key: a.staff}).want(t, 200).decode(t, &back)
+		a.Do(handlerstest.Req{Method: "GET", Path: "/api/pets/" + handlerstest.Itoa(got.ID), Key: a.Staff}).Want(t, 200).Decode(t, &back)
 		if back.Name != n {
 			t.Errorf("stored %q, read back %q", n, back.Name)
 		}
 	}
 	search := func(q string) []string {
 		var pets []struct{ Name string }
-		a.do(req{method: "GET", path: "/api/pets?q=" + url.QueryEscape(q), key: a.staff}).want(t, 200).decode(t, &pets)
+		a.Do(handlerstest.Req{Method: "GET", Path: "/api/pets?q=" + url.QueryEscape(q), Key: a.Staff}).Want(t, 200).Decode(t, &pets)
 		var names []string
 		for _, p := range pets {
 			names = append(names, p.Name)
@@ -175,7 +179,7 @@ func testAbuseStoredVerbatim(t *testing.T, open dbtest.Open) {
 		}
 	}
 	var all []struct{ ID int64 }
-	a.do(req{method: "GET", path: "/api/pets", key: a.staff}).want(t, 200).decode(t, &all)
+	a.Do(handlerstest.Req{Method: "GET", Path: "/api/pets", Key: a.Staff}).Want(t, 200).Decode(t, &all)
 	if len(all) != 1+len(hostile) {
 		t.Errorf("%d pets listed, want %d: the table survived", len(all), 1+len(hostile))
 	}
@@ -186,10 +190,10 @@ func testAbuseStoredVerbatim(t *testing.T, open dbtest.Open) {
 func TestAbuseEscapedInPages(t *testing.T) { dbtest.Each(t, testAbuseEscapedInPages) }
 
 func testAbuseEscapedInPages(t *testing.T, open dbtest.Open) {
-	a := newTestAppOn(t, open)
+	a := handlerstest.NewOn(t, open)
 	const evil = `<script>alert("pwned")</script><img src=x onerror=alert(1)>`
-	pet := a.seedPet(evil, 3)
-	a.issueKey(evil, "customer", "free", 0, 0)
+	pet := a.SeedPet(evil, 3)
+	a.IssueKey(evil, "customer", "free", 0, 0)
 	check := func(where string, html []byte) {
 		t.Helper()
 		s := string(html)
@@ -200,12 +204,12 @@ func testAbuseEscapedInPages(t *testing.T, open dbtest.Open) {
 			t.Errorf("%s does not show the escaped name", where)
 		}
 	}
-	for _, path := range []string{"/", "/pets/" + itoa(pet.ID), "/?q=" + url.QueryEscape(evil)} {
-		check("storefront "+path, a.do(req{method: "GET", path: path}).want(t, 200).Body)
+	for _, path := range []string{"/", "/pets/" + handlerstest.Itoa(pet.ID), "/?q=" + url.QueryEscape(evil)} {
+		check("storefront "+path, a.Do(handlerstest.Req{Method: "GET", Path: path}).Want(t, 200).Body)
 	}
-	b := a.signedIn(t)
+	b := a.SignedIn(t)
 	for _, path := range []string{"/staff/catalog", "/staff/inventory", "/staff/keys"} {
-		check("console "+path, b.get(path).wantStatus(200).Body)
+		check("console "+path, b.Get(path).WantStatus(200).Body)
 	}
 }
 
@@ -223,7 +227,7 @@ type wireCase struct {
 // sendRaw writes the request in the background (the server may answer and
 // close before reading it all) and reads the answer. It returns the
 // response, or nil when the connection was closed without one.
-func sendRaw(t *testing.T, addr string, head string, body io.Reader) (*response, error) {
+func sendRaw(t *testing.T, addr string, head string, body io.Reader) (*handlerstest.Response, error) {
 	t.Helper()
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -245,7 +249,7 @@ func sendRaw(t *testing.T, addr string, head string, body io.Reader) (*response,
 	}
 	defer res.Body.Close()
 	out, _ := io.ReadAll(res.Body)
-	return &response{Status: res.StatusCode, Header: res.Header, Body: out}, nil
+	return &handlerstest.Response{Status: res.StatusCode, Header: res.Header, Body: out}, nil
 }
 
 // TestAbuseWire sends malformed and oversized HTTP over a real connection.
@@ -261,9 +265,9 @@ func sendRaw(t *testing.T, addr string, head string, body io.Reader) (*response,
 func TestAbuseWire(t *testing.T) { dbtest.Each(t, testAbuseWire) }
 
 func testAbuseWire(t *testing.T, open dbtest.Open) {
-	a := newTestAppOn(t, open)
-	addr := strings.TrimPrefix(a.listen(), "http://")
-	key := "X-API-Key: " + a.staff
+	a := handlerstest.NewOn(t, open)
+	addr := strings.TrimPrefix(a.Listen(), "http://")
+	key := "X-API-Key: " + a.Staff
 	ctJSON := "Content-Type: application/json"
 	big := func(n int) io.Reader { return strings.NewReader(`{"name":"` + strings.Repeat("x", n) + `"}`) }
 	cases := []wireCase{
@@ -295,7 +299,7 @@ func testAbuseWire(t *testing.T, open dbtest.Open) {
 			}
 			t.Logf("answered %d", r.Status)
 			if r.Status >= 400 {
-				var p problem
+				var p handlerstest.Problem
 				if err := json.Unmarshal(r.Body, &p); err != nil || p.Status != r.Status || p.Code == "" {
 					t.Errorf("%d without the Error object: %s", r.Status, r.Body)
 				}
@@ -336,12 +340,12 @@ func chunked(r io.Reader) io.Reader {
 // with a 408 Error object or without an answer, never holding it open.
 func TestAbuseSlowClients(t *testing.T) {
 	const readTimeout = 2 * time.Second
-	a := newTestApp(t)
-	a.app.Server().ReadTimeout = readTimeout // before it listens
-	addr := strings.TrimPrefix(a.listen(), "http://")
+	a := handlerstest.New(t)
+	a.App.Server().ReadTimeout = readTimeout // before it listens
+	addr := strings.TrimPrefix(a.Listen(), "http://")
 	for _, tc := range []struct{ name, head, trickle string }{
-		{"slow headers", "", "GET /api/pets HTTP/1.1\r\nHost: x\r\nX-API-Key: " + a.staff + "\r\n\r\n"},
-		{"slow body", "POST /api/categories HTTP/1.1\r\nHost: x\r\nX-API-Key: " + a.staff +
+		{"slow headers", "", "GET /api/pets HTTP/1.1\r\nHost: x\r\nX-API-Key: " + a.Staff + "\r\n\r\n"},
+		{"slow body", "POST /api/categories HTTP/1.1\r\nHost: x\r\nX-API-Key: " + a.Staff +
 			"\r\nContent-Type: application/json\r\nContent-Length: 64\r\n\r\n", strings.Repeat(" ", 64)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -377,7 +381,7 @@ func TestAbuseSlowClients(t *testing.T) {
 				if err != nil || res.StatusCode != http.StatusRequestTimeout {
 					t.Fatalf("answer %q, want 408 or none", out)
 				}
-				var p problem
+				var p handlerstest.Problem
 				if err := json.NewDecoder(res.Body).Decode(&p); err != nil || p.Status != 408 || p.Code != "bad_request" {
 					t.Errorf("408 without the Error object: %q", out)
 				}
@@ -391,23 +395,23 @@ func TestAbuseSlowClients(t *testing.T) {
 // nothing at error level (a client must not be able to fill the error log
 // with 500s of its own making), and keeps serving.
 func TestAbuseClientReset(t *testing.T) {
-	a := newTestApp(t)
+	a := handlerstest.New(t)
 	var logs lockedLog
-	a.app = web.NewApp(web.AppOptions{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Prepare: a.handler.PrepareAnswer})
-	a.handler.Routes(a.app)
-	addr := strings.TrimPrefix(a.listen(), "http://")
+	a.App = web.NewApp(web.AppOptions{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Prepare: a.Handler.PrepareAnswer})
+	a.Handler.Routes(a.App)
+	addr := strings.TrimPrefix(a.Listen(), "http://")
 	for range 3 {
 		conn, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(conn, "POST /api/categories HTTP/1.1\r\nHost: x\r\nX-API-Key: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"name\":", a.staff)
+		fmt.Fprintf(conn, "POST /api/categories HTTP/1.1\r\nHost: x\r\nX-API-Key: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"name\":", a.Staff)
 		time.Sleep(100 * time.Millisecond)
 		_ = conn.(*net.TCPConn).SetLinger(0) // close with a reset
 		conn.Close()
 	}
 	time.Sleep(300 * time.Millisecond)
-	if r, err := sendRaw(t, addr, "GET /api/pets HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-API-Key: "+a.staff, nil); err != nil || r.Status != 200 {
+	if r, err := sendRaw(t, addr, "GET /api/pets HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-API-Key: "+a.Staff, nil); err != nil || r.Status != 200 {
 		t.Fatalf("after the resets: %v %+v", err, r)
 	}
 	if strings.Contains(logs.String(), `"level":"ERROR"`) {

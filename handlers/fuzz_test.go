@@ -1,6 +1,8 @@
 package handlers_test
 
 import (
+	"petstore/handlers/handlerstest"
+
 	"context"
 	"encoding/json"
 	"io"
@@ -42,7 +44,7 @@ var statusOfCode = map[string]int{
 // fuzzApp is the real app for one fuzz target on one database, built once
 // per target (not per input), with targets for the path ids.
 type fuzzApp struct {
-	*testApp
+	*handlerstest.App
 	db                   string // which database: named in failures
 	pet, order, spareKey int64
 }
@@ -60,7 +62,7 @@ func newFuzzApps(f *testing.F) []*fuzzApp {
 	return append(apps, newFuzzApp(f, "postgres", dbtest.Postgres))
 }
 
-// newFuzzApp builds the app the way newTestApp does, but for a *testing.F:
+// newFuzzApp builds the app the way handlerstest.New does, but for a *testing.F:
 // a staff key whose limits no fuzzing run exhausts, a pet with plenty of
 // stock, an order and a spare key for PATCH /keys to change. Its clock
 // stands at the real present, GET /pets/{petId} between its deprecation
@@ -72,15 +74,15 @@ func newFuzzApp(f *testing.F, name string, open dbtest.Open) *fuzzApp {
 	hub := events.NewHub(store, logger)
 	store.OnEvent(hub.Wake)
 	f.Cleanup(hub.Close)
-	clk := newAppClock(f)
+	clk := handlerstest.NewAppClock(f)
 	store.Now = clk.Now
 	h := &handlers.Handler{
 		Store: store, Logger: logger, Events: hub, Now: clk.Now,
 		Limiter:  ratelimit.New(ratelimit.Config{Bans: store, Now: clk.Now}),
 		Sessions: web.NewSessions([][]byte{[]byte("0123456789abcdef0123456789abcdef")}),
-		Config:   deprecation(clk),
+		Config:   handlerstest.Deprecation(clk),
 	}
-	a := &fuzzApp{testApp: &testApp{app: handlers.NewApp(h), store: store, handler: h, clock: clk, start: clk.Now()}, db: name}
+	a := &fuzzApp{App: &handlerstest.App{App: handlers.NewApp(h), Store: store, Handler: h, Clock: clk, Start: clk.Now()}, db: name}
 	ctx := context.Background()
 	key := func(name, role string) (string, int64) {
 		plan, lots := db.PlanEnterprise, int64(1_000_000_000)
@@ -90,20 +92,20 @@ func newFuzzApp(f *testing.F, name string, open dbtest.Open) *fuzzApp {
 		}
 		return plain, k.ID
 	}
-	a.staff, _ = key("staff", db.RoleStaff)
+	a.Staff, _ = key("staff", db.RoleStaff)
 	_, a.spareKey = key("spare", db.RoleCustomer)
-	cat, err := store.CreateCategory(ctx, db.NewCategory{Name: ptr("Dogs")})
+	cat, err := store.CreateCategory(ctx, db.NewCategory{Name: handlerstest.Ptr("Dogs")})
 	if err != nil {
 		f.Fatal(err)
 	}
-	pet, err := store.CreatePet(ctx, db.NewPet{Name: ptr("Rex"), CategoryID: &cat.ID})
+	pet, err := store.CreatePet(ctx, db.NewPet{Name: handlerstest.Ptr("Rex"), CategoryID: &cat.ID})
 	if err != nil {
 		f.Fatal(err)
 	}
-	if _, err := store.SetInventory(ctx, pet.ID, db.InventoryUpdate{Quantity: ptr(int64(db.MaxInventoryQuantity))}); err != nil {
+	if _, err := store.SetInventory(ctx, pet.ID, db.InventoryUpdate{Quantity: handlerstest.Ptr(int64(db.MaxInventoryQuantity))}); err != nil {
 		f.Fatal(err)
 	}
-	o, err := store.PlaceOrder(ctx, db.Owner{APIKeyID: 1}, db.NewOrder{PetID: &pet.ID, Quantity: ptr(int64(1))})
+	o, err := store.PlaceOrder(ctx, db.Owner{APIKeyID: 1}, db.NewOrder{PetID: &pet.ID, Quantity: handlerstest.Ptr(int64(1))})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -113,7 +115,7 @@ func newFuzzApp(f *testing.F, name string, open dbtest.Open) *fuzzApp {
 
 // checkAnswer fails unless the answer is below 500 and, when it is a 4xx,
 // the Error object whose code belongs to the status.
-func checkAnswer(t *testing.T, what string, r *response) {
+func checkAnswer(t *testing.T, what string, r *handlerstest.Response) {
 	t.Helper()
 	if r.Status >= 500 {
 		t.Fatalf("%s → %d: %s", what, r.Status, r.Body)
@@ -121,7 +123,7 @@ func checkAnswer(t *testing.T, what string, r *response) {
 	if r.Status < 400 {
 		return
 	}
-	var p problem
+	var p handlerstest.Problem
 	if err := json.Unmarshal(r.Body, &p); err != nil {
 		t.Fatalf("%s → %d without the Error object: %s", what, r.Status, r.Body)
 	}
@@ -140,10 +142,10 @@ func fuzzBody(f *testing.F, method string, path func(a *fuzzApp) string, valid s
 			body = []byte{} // an empty body still says it is JSON
 		}
 		for _, a := range apps {
-			a.t = t
+			a.T = t
 			p := path(a)
 			what := a.db + ": " + method + " " + p
-			r := a.do(req{method: method, path: p, key: a.staff, body: body})
+			r := a.Do(handlerstest.Req{Method: method, Path: p, Key: a.Staff, Body: body})
 			checkAnswer(t, what, r)
 			malformed := !utf8.Valid(body) || !json.Valid(body)
 			if malformed && len(body) <= web.MaxBody && r.Status != 400 {
@@ -156,8 +158,8 @@ func fuzzBody(f *testing.F, method string, path func(a *fuzzApp) string, valid s
 	})
 }
 
-func (a *fuzzApp) petPath() string   { return "/api/pets/" + itoa(a.pet) }
-func (a *fuzzApp) orderPath() string { return "/api/store/orders/" + itoa(a.order) }
+func (a *fuzzApp) petPath() string   { return "/api/pets/" + handlerstest.Itoa(a.pet) }
+func (a *fuzzApp) orderPath() string { return "/api/store/orders/" + handlerstest.Itoa(a.order) }
 
 // FuzzNewPet fuzzes the NewPet body of POST /pets.
 func FuzzNewPet(f *testing.F) {
@@ -192,7 +194,7 @@ func FuzzUpdateOrder(f *testing.F) {
 
 // FuzzInventoryUpdate fuzzes the InventoryUpdate body of PUT /store/inventory/{petId}.
 func FuzzInventoryUpdate(f *testing.F) {
-	fuzzBody(f, "PUT", func(a *fuzzApp) string { return "/api/store/inventory/" + itoa(a.pet) }, `{"quantity":1000000}`)
+	fuzzBody(f, "PUT", func(a *fuzzApp) string { return "/api/store/inventory/" + handlerstest.Itoa(a.pet) }, `{"quantity":1000000}`)
 }
 
 // FuzzNewAPIKey fuzzes the NewApiKey body of POST /keys.
@@ -202,7 +204,7 @@ func FuzzNewAPIKey(f *testing.F) {
 
 // FuzzUpdateAPIKey fuzzes the partial NewApiKey body of PATCH /keys/{keyId}.
 func FuzzUpdateAPIKey(f *testing.F) {
-	fuzzBody(f, "PATCH", func(a *fuzzApp) string { return "/api/keys/" + itoa(a.spareKey) }, `{"plan":"pro"}`)
+	fuzzBody(f, "PATCH", func(a *fuzzApp) string { return "/api/keys/" + handlerstest.Itoa(a.spareKey) }, `{"plan":"pro"}`)
 }
 
 // FuzzQuery fuzzes the query parameters of every list operation: each
@@ -222,7 +224,7 @@ func FuzzQuery(f *testing.F) {
 		}
 		page := []string{"limit", limit, "cursor", cursor}
 		for _, a := range apps {
-			a.t = t
+			a.T = t
 			for _, path := range []string{
 				"/api/pets?" + query(append(page, "status", status, "categoryId", categoryID, "q", q, "ids", ids)...),
 				"/api/store/orders?" + query(append(page, "complete", complete, "petId", petID)...),
@@ -230,7 +232,7 @@ func FuzzQuery(f *testing.F) {
 				"/api/categories?" + query(page...),
 				"/api/keys?" + query(page...),
 			} {
-				r := a.do(req{method: "GET", path: path, key: a.staff})
+				r := a.Do(handlerstest.Req{Method: "GET", Path: path, Key: a.Staff})
 				checkAnswer(t, a.db+": GET "+path, r)
 				if r.Status == 200 && !strings.HasPrefix(string(r.Body), "[") {
 					t.Fatalf("%s: GET %s → 200 that is not a list: %s", a.db, path, r.Body)
@@ -256,9 +258,9 @@ func FuzzRawQuery(f *testing.F) {
 			b.WriteByte(c)
 		}
 		for _, a := range apps {
-			a.t = t
+			a.T = t
 			for _, path := range []string{"/api/pets?" + b.String(), "/api/store/orders?" + b.String()} {
-				r := a.do(req{method: "GET", path: path, key: a.staff})
+				r := a.Do(handlerstest.Req{Method: "GET", Path: path, Key: a.Staff})
 				checkAnswer(t, a.db+": GET "+path, r)
 			}
 		}

@@ -1,6 +1,8 @@
 package handlers_test
 
 import (
+	"petstore/handlers/handlerstest"
+
 	"net/http"
 	"net/url"
 	"strings"
@@ -17,25 +19,25 @@ import (
 
 func TestHostileTextInStorefrontSearch(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
-		a := newTestAppOn(t, open)
-		a.seedPet("Rex", 2)
-		s := newShopClient(t, a)
-		if got := s.get("/?q=Rex").wantStatus(http.StatusOK).texts("pet-name"); len(got) != 1 {
+		a := handlerstest.NewOn(t, open)
+		a.SeedPet("Rex", 2)
+		s := handlerstest.NewShopClient(t, a)
+		if got := s.Get("/?q=Rex").WantStatus(http.StatusOK).Texts("pet-name"); len(got) != 1 {
 			t.Fatalf("a plain search finds %v, want Rex", got)
 		}
 		for _, q := range []string{"R%00", "%00", "R%ffx", "R%c3", "R%1bx", "%7f", "%c2%85"} {
 			for _, hx := range []bool{false, true} {
-				r := s.get("/?q="+q, hx).wantStatus(http.StatusOK)
-				if got := r.texts("pet-name"); len(got) != 0 {
+				r := s.Get("/?q="+q, hx).WantStatus(http.StatusOK)
+				if got := r.Texts("pet-name"); len(got) != 0 {
 					t.Errorf("q=%s (htmx %v) finds %v, want nothing", q, hx, got)
 				}
-				if r.testid("empty").Length() != 1 {
+				if r.TestID("empty").Length() != 1 {
 					t.Errorf("q=%s (htmx %v): no “No pets match.”:\n%s", q, hx, r.Body)
 				}
 				if !utf8.ValidString(r.Body) || strings.ContainsAny(r.Body, "\x00\x1b\x7f\u0085") {
 					t.Errorf("q=%s (htmx %v): the page echoes the raw text", q, hx)
 				}
-				if box, _ := r.find("#q").Attr("value"); !hx && !strings.Contains(box, "\uFFFD") {
+				if box, _ := r.Find("#q").Attr("value"); !hx && !strings.Contains(box, "\uFFFD") {
 					t.Errorf("q=%s: the search box shows %q, want U+FFFD in place of what it cannot show", q, box)
 				}
 			}
@@ -45,10 +47,10 @@ func TestHostileTextInStorefrontSearch(t *testing.T) {
 
 func TestHostileTextInConsoleForms(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
-		a := newTestAppOn(t, open)
-		pet := a.seedPet("Rex", 2)
-		b := a.signedIn(t)
-		b.get("/staff/categories/new").wantStatus(http.StatusOK)
+		a := handlerstest.NewOn(t, open)
+		pet := a.SeedPet("Rex", 2)
+		b := a.SignedIn(t)
+		b.Get("/staff/categories/new").WantStatus(http.StatusOK)
 		for _, tc := range []struct {
 			name, path string
 			form       url.Values
@@ -56,26 +58,26 @@ func TestHostileTextInConsoleForms(t *testing.T) {
 		}{
 			{"NUL in a category description", "/staff/categories", url.Values{"name": {"Birds"}, "description": {"Loud.\x00"}},
 				"description", "must not contain control characters other than line breaks"},
-			{"escape in a category description", "/staff/categories/" + itoa(pet.CategoryID), url.Values{"name": {"Dogs"}, "description": {"\x1b[2J"}},
+			{"escape in a category description", "/staff/categories/" + handlerstest.Itoa(pet.CategoryID), url.Values{"name": {"Dogs"}, "description": {"\x1b[2J"}},
 				"description", "must not contain control characters other than line breaks"},
 			{"invalid UTF-8 in a category description", "/staff/categories", url.Values{"name": {"Birds"}, "description": {"Lou\xffd"}},
 				"description", "must be valid UTF-8"},
 			{"NUL in a category name", "/staff/categories", url.Values{"name": {"Bi\x00rds"}},
 				"name", "must not contain control characters"},
-			{"tab after a pet name", "/staff/pets", url.Values{"name": {"Max\t"}, "categoryId": {itoa(pet.CategoryID)}, "status": {"available"}},
+			{"tab after a pet name", "/staff/pets", url.Values{"name": {"Max\t"}, "categoryId": {handlerstest.Itoa(pet.CategoryID)}, "status": {"available"}},
 				"name", "must not contain control characters"},
-			{"NUL in a pet name", "/staff/pets/" + itoa(pet.ID), url.Values{"name": {"Re\x00x"}, "categoryId": {itoa(pet.CategoryID)}, "status": {"available"}},
+			{"NUL in a pet name", "/staff/pets/" + handlerstest.Itoa(pet.ID), url.Values{"name": {"Re\x00x"}, "categoryId": {handlerstest.Itoa(pet.CategoryID)}, "status": {"available"}},
 				"name", "must not contain control characters"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				p := b.post(tc.path, tc.form).wantStatus(http.StatusUnprocessableEntity)
-				if got := text(p.id("error-" + tc.field + "-error")); got != tc.msg {
+				p := b.Post(tc.path, tc.form).WantStatus(http.StatusUnprocessableEntity)
+				if got := handlerstest.Text(p.ID("error-" + tc.field + "-error")); got != tc.msg {
 					t.Errorf("%s error = %q, want %q", tc.field, got, tc.msg)
 				}
 			})
 		}
 		// Line breaks are what a textarea sends: kept.
-		p := b.post("/staff/categories", url.Values{"name": {"Fish"}, "description": {"Wet.\r\nVery wet."}}).wantRedirect("/staff/catalog")
-		b.follow(p).wantText("flash", "Category “Fish” created.")
+		p := b.Post("/staff/categories", url.Values{"name": {"Fish"}, "description": {"Wet.\r\nVery wet."}}).WantRedirect("/staff/catalog")
+		b.Follow(p).WantText("flash", "Category “Fish” created.")
 	})
 }

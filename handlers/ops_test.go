@@ -1,6 +1,8 @@
 package handlers_test
 
 import (
+	"petstore/handlers/handlerstest"
+
 	"strings"
 	"testing"
 
@@ -9,22 +11,22 @@ import (
 
 // TestOperations covers /healthz, /readyz and /metrics (SPEC §11).
 func TestOperations(t *testing.T) {
-	a := newTestApp(t)
-	a.do(req{method: "GET", path: "/healthz"}).want(t, 200)
-	r := a.do(req{method: "GET", path: "/readyz"}).want(t, 200)
+	a := handlerstest.New(t)
+	a.Do(handlerstest.Req{Method: "GET", Path: "/healthz"}).Want(t, 200)
+	r := a.Do(handlerstest.Req{Method: "GET", Path: "/readyz"}).Want(t, 200)
 	var ready map[string]string
-	r.decode(t, &ready)
+	r.Decode(t, &ready)
 	if ready["database"] != "up" || ready["redis"] != "not configured" {
 		t.Errorf("readyz = %v", ready)
 	}
 
-	pet := a.seedPet("Rex", 5)
-	a.do(req{method: "GET", path: "/api/pets/" + itoa(pet.ID), key: a.customer}).want(t, 200)
-	a.do(req{method: "GET", path: "/api/pets/" + itoa(pet.ID+1000), key: a.customer}).want(t, 404)
-	a.do(req{method: "POST", path: "/api/store/orders", key: a.customer, body: map[string]any{"petId": pet.ID, "quantity": 1}}).want(t, 201)
-	a.do(req{method: "GET", path: "/api/no/such/route/" + strings.Repeat("x", 10), key: a.customer}).want(t, 404)
+	pet := a.SeedPet("Rex", 5)
+	a.Do(handlerstest.Req{Method: "GET", Path: "/api/pets/" + handlerstest.Itoa(pet.ID), Key: a.Customer}).Want(t, 200)
+	a.Do(handlerstest.Req{Method: "GET", Path: "/api/pets/" + handlerstest.Itoa(pet.ID+1000), Key: a.Customer}).Want(t, 404)
+	a.Do(handlerstest.Req{Method: "POST", Path: "/api/store/orders", Key: a.Customer, Body: map[string]any{"petId": pet.ID, "quantity": 1}}).Want(t, 201)
+	a.Do(handlerstest.Req{Method: "GET", Path: "/api/no/such/route/" + strings.Repeat("x", 10), Key: a.Customer}).Want(t, 404)
 
-	body := string(a.do(req{method: "GET", path: "/metrics"}).want(t, 200).Body)
+	body := string(a.Do(handlerstest.Req{Method: "GET", Path: "/metrics"}).Want(t, 200).Body)
 	for _, want := range []string{
 		`petstore_http_requests_total{method="GET",route="/api/pets/:petId",status="200"} 1`,
 		`petstore_http_requests_total{method="GET",route="/api/pets/:petId",status="404"} 1`,
@@ -46,12 +48,12 @@ func TestOperations(t *testing.T) {
 // answers before any route took the request, is measured under the route
 // it was for, not as "unmatched".
 func TestRefusalRouteLabel(t *testing.T) {
-	a := newTestApp(t)
-	key, _ := a.issueKey("tight", db.RoleCustomer, db.PlanEnterprise, 1, 1000)
-	a.do(req{method: "GET", path: "/api/pets", key: key}).want(t, 200)
-	a.do(req{method: "GET", path: "/api/pets", key: key}).want(t, 429, "rate_limited")
-	a.do(req{method: "GET", path: "/api/pets/1", key: key}).want(t, 429, "rate_limited")
-	body := string(a.do(req{method: "GET", path: "/metrics"}).want(t, 200).Body)
+	a := handlerstest.New(t)
+	key, _ := a.IssueKey("tight", db.RoleCustomer, db.PlanEnterprise, 1, 1000)
+	a.Do(handlerstest.Req{Method: "GET", Path: "/api/pets", Key: key}).Want(t, 200)
+	a.Do(handlerstest.Req{Method: "GET", Path: "/api/pets", Key: key}).Want(t, 429, "rate_limited")
+	a.Do(handlerstest.Req{Method: "GET", Path: "/api/pets/1", Key: key}).Want(t, 429, "rate_limited")
+	body := string(a.Do(handlerstest.Req{Method: "GET", Path: "/metrics"}).Want(t, 200).Body)
 	for _, want := range []string{
 		`petstore_http_requests_total{method="GET",route="/api/pets",status="429"} 1`,
 		`petstore_http_requests_total{method="GET",route="/api/pets/:petId",status="429"} 1`,

@@ -1,6 +1,8 @@
 package handlers_test
 
 import (
+	"petstore/handlers/handlerstest"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -52,31 +54,31 @@ var sweepParam = regexp.MustCompile(`:[A-Za-z]+\??|\*|\+`)
 
 func TestSweepPages(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
-		a := newTestAppOn(t, open)
-		pet := a.seedPet("Rex", 3)
+		a := handlerstest.NewOn(t, open)
+		pet := a.SeedPet("Rex", 3)
 		ctx := context.Background()
-		order, err := a.store.PlaceOrder(ctx, db.Owner{APIKeyID: a.custID}, db.NewOrder{PetID: &pet.ID, Quantity: ptr(int64(1))})
+		order, err := a.Store.PlaceOrder(ctx, db.Owner{APIKeyID: a.CustID}, db.NewOrder{PetID: &pet.ID, Quantity: handlerstest.Ptr(int64(1))})
 		if err != nil {
 			t.Fatal(err)
 		}
 		// The valid id of every path parameter the pages use: a route
 		// with a parameter not listed here fails the sweep until it is.
 		valid := map[string]string{
-			"id": itoa(pet.ID), "petId": itoa(pet.ID), "categoryId": itoa(pet.CategoryID),
-			"keyId": itoa(a.custID), "orderId": itoa(order.ID),
+			"id": handlerstest.Itoa(pet.ID), "petId": handlerstest.Itoa(pet.ID), "categoryId": handlerstest.Itoa(pet.CategoryID),
+			"keyId": handlerstest.Itoa(a.CustID), "orderId": handlerstest.Itoa(order.ID),
 		}
-		signedIn := a.signedIn(t) // before listening: it uses app.Test
+		signedIn := a.SignedIn(t) // before listening: it uses app.Test
 		var cookies []*http.Cookie
-		for _, c := range signedIn.cookies {
+		for _, c := range signedIn.Cookies {
 			cookies = append(cookies, c)
 		}
-		base := a.listen()
+		base := a.Listen()
 		client := &http.Client{
 			Timeout:       20 * time.Second,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
 
-		routes := sweepRoutes(a.app)
+		routes := sweepRoutes(a.App)
 		if len(routes) < 10 {
 			t.Fatalf("only %d GET routes found: %v", len(routes), routes)
 		}
@@ -134,10 +136,10 @@ var sweepTexts = []string{"a\x00b", "\xff\xfe", "\x1b[31mred", "\u0085", strings
 // deletes (a pet, a key) does not blunt the next.
 func TestSweepForms(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
-		a := newTestAppOn(t, open)
-		b := a.signedIn(t)
+		a := handlerstest.NewOn(t, open)
+		b := a.SignedIn(t)
 		ctx := context.Background()
-		routes := sweepRoutesOf(a.app, fiber.MethodPost)
+		routes := sweepRoutesOf(a.App, fiber.MethodPost)
 		if len(routes) < 10 {
 			t.Fatalf("only %d POST routes found: %v", len(routes), routes)
 		}
@@ -146,37 +148,37 @@ func TestSweepForms(t *testing.T) {
 			if route == "/staff/logout" || route == "/staff/login" {
 				continue // sign-in is another test's (console_auth_test.go); signing out would end the sweep
 			}
-			pet := a.seedPet("Sweep "+itoa(int64(i)), 50)
-			order, err := a.store.PlaceOrder(ctx, db.Owner{APIKeyID: a.custID}, db.NewOrder{PetID: &pet.ID, Quantity: ptr(int64(1))})
+			pet := a.SeedPet("Sweep "+handlerstest.Itoa(int64(i)), 50)
+			order, err := a.Store.PlaceOrder(ctx, db.Owner{APIKeyID: a.CustID}, db.NewOrder{PetID: &pet.ID, Quantity: handlerstest.Ptr(int64(1))})
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, key := a.issueKey("sweep "+itoa(int64(i)), db.RoleCustomer, db.PlanFree, 0, 0)
+			_, key := a.IssueKey("sweep "+handlerstest.Itoa(int64(i)), db.RoleCustomer, db.PlanFree, 0, 0)
 			valid := map[string]string{
-				"id":    itoa(order.ID), // the storefront's /orders/:id/cancel
-				"petId": itoa(pet.ID), "categoryId": itoa(pet.CategoryID),
-				"keyId": itoa(key.ID), "orderId": itoa(order.ID),
+				"id":    handlerstest.Itoa(order.ID), // the storefront's /orders/:id/cancel
+				"petId": handlerstest.Itoa(pet.ID), "categoryId": handlerstest.Itoa(pet.CategoryID),
+				"keyId": handlerstest.Itoa(key.ID), "orderId": handlerstest.Itoa(order.ID),
 			}
 			fields := map[string]string{
-				"name": "Sweep " + itoa(int64(i)), "description": "Fine.", "role": db.RoleCustomer, "plan": db.PlanFree,
-				"status": db.StatusAvailable, "categoryId": itoa(pet.CategoryID), "quantity": "1", "pet_id": itoa(pet.ID),
+				"name": "Sweep " + handlerstest.Itoa(int64(i)), "description": "Fine.", "role": db.RoleCustomer, "plan": db.PlanFree,
+				"status": db.StatusAvailable, "categoryId": handlerstest.Itoa(pet.CategoryID), "quantity": "1", "pet_id": handlerstest.Itoa(pet.ID),
 			}
 			// The token of the area the route belongs to.
 			if strings.HasPrefix(route, "/staff") {
-				b.get("/staff/").wantStatus(http.StatusOK)
+				b.Get("/staff/").WantStatus(http.StatusOK)
 			} else {
 				// The storefront hands htmx its token in hx-headers.
-				hx, _ := b.get("/").wantStatus(http.StatusOK).find("body").Attr("hx-headers")
+				hx, _ := b.Get("/").WantStatus(http.StatusOK).Find("body").Attr("hx-headers")
 				var h map[string]string
 				if err := json.Unmarshal([]byte(hx), &h); err != nil || h["X-CSRF-Token"] == "" {
 					t.Fatalf("the catalog carries no CSRF token: %q", hx)
 				}
-				b.csrf = h["X-CSRF-Token"]
+				b.CSRF = h["X-CSRF-Token"]
 			}
 			post := func(path string, form url.Values, modes ...bool) {
 				t.Helper()
 				for _, htmx := range modes {
-					p := b.send(http.MethodPost, path, form, htmx)
+					p := b.Send(http.MethodPost, path, form, htmx)
 					statuses[p.Status]++
 					if p.Status >= 500 {
 						t.Errorf("POST %s %v (htmx %v) → %d", sweepShort(path), sweepShort(fmt.Sprintf("%q", form)), htmx, p.Status)

@@ -1,6 +1,8 @@
 package handlers_test
 
 import (
+	"petstore/handlers/handlerstest"
+
 	"context"
 	"net/http"
 	"net/url"
@@ -17,19 +19,19 @@ import (
 // with its fragment — reads go on, and writes work again once the lock is
 // released. (cmd/petstore's outage tests take PostgreSQL away.)
 func TestUnavailableSQLiteLocked(t *testing.T) {
-	a := newTestAppOn(t, dbtest.SQLite)
-	pet := a.seedPet("Rex", 5)
-	b := a.signedIn(t)
+	a := handlerstest.NewOn(t, dbtest.SQLite)
+	pet := a.SeedPet("Rex", 5)
+	b := a.SignedIn(t)
 	ctx := context.Background()
-	lock, err := a.store.DB().BeginTx(ctx, nil) // BEGIN IMMEDIATE: the write lock
+	lock, err := a.Store.DB().BeginTx(ctx, nil) // BEGIN IMMEDIATE: the write lock
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lock.Rollback()
 
-	order := req{method: http.MethodPost, path: "/api/store/orders", key: a.customer,
-		body: map[string]any{"petId": pet.ID, "quantity": 1}}
-	r := a.do(order).want(t, http.StatusServiceUnavailable, "unavailable")
+	order := handlerstest.Req{Method: http.MethodPost, Path: "/api/store/orders", Key: a.Customer,
+		Body: map[string]any{"petId": pet.ID, "quantity": 1}}
+	r := a.Do(order).Want(t, http.StatusServiceUnavailable, "unavailable")
 	if ra, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || ra < 1 {
 		t.Errorf("Retry-After = %q", r.Header.Get("Retry-After"))
 	}
@@ -39,14 +41,14 @@ func TestUnavailableSQLiteLocked(t *testing.T) {
 			t.Errorf("the 503 lacks %s", h)
 		}
 	}
-	if p := r.problem(t); strings.Contains(p.Message, "locked") || strings.Contains(p.Message, "SQLITE") {
+	if p := r.Problem(t); strings.Contains(p.Message, "locked") || strings.Contains(p.Message, "SQLITE") {
 		t.Errorf("the message leaks the driver's words: %q", p.Message)
 	}
-	a.do(req{method: http.MethodGet, path: "/api/pets", key: a.customer}).want(t, http.StatusOK)
+	a.Do(handlerstest.Req{Method: http.MethodGet, Path: "/api/pets", Key: a.Customer}).Want(t, http.StatusOK)
 
-	page := b.hxPost("/staff/inventory/"+strconv.FormatInt(pet.ID, 10), url.Values{"quantity": {"7"}})
-	page.wantStatus(http.StatusServiceUnavailable)
-	if page.id("error").AttrOr("data-status", "") != "503" || strings.Contains(string(page.Body), "<html") {
+	page := b.HXPost("/staff/inventory/"+strconv.FormatInt(pet.ID, 10), url.Values{"quantity": {"7"}})
+	page.WantStatus(http.StatusServiceUnavailable)
+	if page.ID("error").AttrOr("data-status", "") != "503" || strings.Contains(string(page.Body), "<html") {
 		t.Errorf("the console's htmx answer is not the 503 fragment:\n%s", page.Body)
 	}
 	if page.Header.Get("Retry-After") == "" {
@@ -56,5 +58,5 @@ func TestUnavailableSQLiteLocked(t *testing.T) {
 	if err := lock.Rollback(); err != nil {
 		t.Fatal(err)
 	}
-	a.do(order).want(t, http.StatusCreated)
+	a.Do(order).Want(t, http.StatusCreated)
 }

@@ -1,6 +1,8 @@
-package handlers_test
+package api_test
 
 import (
+	"petstore/handlers/handlerstest"
+
 	"encoding/json"
 	"strings"
 	"sync"
@@ -15,15 +17,15 @@ import (
 // inventory on both databases.
 func TestCatalogPaging(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
-		a := newTestAppOn(t, open)
+		a := handlerstest.NewOn(t, open)
 		var ids []int64
 		var cat int64
 		for _, n := range []string{"A", "B", "C", "D", "E", "F"} {
-			p := a.seedPet(n, 1)
+			p := a.SeedPet(n, 1)
 			ids, cat = append(ids, p.ID), p.CategoryID
 		}
-		a.do(req{method: "PUT", path: "/api/pets/" + itoa(ids[4]), key: a.staff,
-			body: map[string]any{"name": "E", "categoryId": cat, "status": "sold"}}).want(t, 200)
+		a.Do(handlerstest.Req{Method: "PUT", Path: "/api/pets/" + handlerstest.Itoa(ids[4]), Key: a.Staff,
+			Body: map[string]any{"name": "E", "categoryId": cat, "status": "sold"}}).Want(t, 200)
 		cases := []struct {
 			name, path, idField string
 			want                [][]int64
@@ -40,14 +42,14 @@ func TestCatalogPaging(t *testing.T) {
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				if diff := cmp.Diff(tc.want, a.pages(t, tc.path, tc.idField)); diff != "" {
+				if diff := cmp.Diff(tc.want, a.Pages(t, tc.path, tc.idField)); diff != "" {
 					t.Errorf("pages of %s (-want +got):\n%s", tc.path, diff)
 				}
 			})
 		}
 		t.Run("next link keeps the filters", func(t *testing.T) {
-			r := a.do(req{method: "GET", path: "/api/pets?status=available&limit=2&q=", key: a.customer}).want(t, 200)
-			next := nextLink(r)
+			r := a.Do(handlerstest.Req{Method: "GET", Path: "/api/pets?status=available&limit=2&q=", Key: a.Customer}).Want(t, 200)
+			next := handlerstest.NextLink(r)
 			if !strings.HasPrefix(next, "/api/pets?") || !strings.Contains(next, "status=available") || !strings.Contains(next, "limit=2") || !strings.Contains(next, "cursor=") {
 				t.Errorf("next = %q, want /api/pets with cursor, limit=2 and status=available", next)
 			}
@@ -58,15 +60,15 @@ func TestCatalogPaging(t *testing.T) {
 // TestCatalogRoles shows customers may only read the catalog and
 // anonymous callers may do nothing with it.
 func TestCatalogRoles(t *testing.T) {
-	a := newTestApp(t)
-	p := a.seedPet("Rex", 1)
-	pet, cat := "/api/pets/"+itoa(p.ID), "/api/categories/"+itoa(p.CategoryID)
+	a := handlerstest.New(t)
+	p := a.SeedPet("Rex", 1)
+	pet, cat := "/api/pets/"+handlerstest.Itoa(p.ID), "/api/categories/"+handlerstest.Itoa(p.CategoryID)
 	body := map[string]any{"name": "X", "categoryId": p.CategoryID}
 	cases := []apiCase{
-		{"customer lists pets", "GET", "/api/pets", a.customer, nil, 200, "", ""},
-		{"customer gets a pet", "GET", pet, a.customer, nil, 200, "", ""},
-		{"customer lists categories", "GET", "/api/categories", a.customer, nil, 200, "", ""},
-		{"customer gets a category", "GET", cat, a.customer, nil, 200, "", ""},
+		{"customer lists pets", "GET", "/api/pets", a.Customer, nil, 200, "", ""},
+		{"customer gets a pet", "GET", pet, a.Customer, nil, 200, "", ""},
+		{"customer lists categories", "GET", "/api/categories", a.Customer, nil, 200, "", ""},
+		{"customer gets a category", "GET", cat, a.Customer, nil, 200, "", ""},
 	}
 	for _, w := range []struct{ method, path string }{{"POST", "/api/pets"}, {"PUT", pet}, {"DELETE", pet},
 		{"POST", "/api/categories"}, {"PUT", cat}, {"DELETE", cat}} {
@@ -74,7 +76,7 @@ func TestCatalogRoles(t *testing.T) {
 		if w.method != "DELETE" {
 			b = body
 		}
-		cases = append(cases, apiCase{"customer " + w.method + " " + w.path, w.method, w.path, a.customer, b, 403, "forbidden", ""})
+		cases = append(cases, apiCase{"customer " + w.method + " " + w.path, w.method, w.path, a.Customer, b, 403, "forbidden", ""})
 	}
 	for _, w := range []struct{ method, path string }{{"GET", "/api/pets"}, {"GET", pet}, {"POST", "/api/pets"}, {"PUT", pet},
 		{"DELETE", pet}, {"GET", "/api/categories"}, {"GET", cat}, {"POST", "/api/categories"}, {"PUT", cat}, {"DELETE", cat}} {
@@ -84,10 +86,10 @@ func TestCatalogRoles(t *testing.T) {
 		}
 		cases = append(cases, apiCase{"anonymous " + w.method + " " + w.path, w.method, w.path, "", b, 401, "unauthorized", ""})
 	}
-	a.run(t, cases)
+	run(t, a, cases)
 	// Nothing the refused requests asked for happened.
-	a.wantStock(t, p.ID, 1, "available")
-	if got := a.petNames(t, "/api/pets"); !cmp.Equal(got, []string{"Rex"}) {
+	a.WantStock(t, p.ID, 1, "available")
+	if got := a.PetNames(t, "/api/pets"); !cmp.Equal(got, []string{"Rex"}) {
 		t.Errorf("pets = %v, want [Rex]", got)
 	}
 }
@@ -97,13 +99,13 @@ func TestCatalogRoles(t *testing.T) {
 // PostgreSQL the unique index, not the check, stops the late ones).
 func TestCatalogParallel(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
-		a := newTestAppOn(t, open)
+		a := handlerstest.NewOn(t, open)
 		var others []int64 // each renamed by one request of a round
 		for i := range 5 {
-			others = append(others, a.create(t, "/api/categories", map[string]any{"name": "Other " + itoa(int64(i))}))
+			others = append(others, a.Create(t, "/api/categories", map[string]any{"name": "Other " + handlerstest.Itoa(int64(i))}))
 		}
 		for round := range 4 {
-			name := "Dogs " + itoa(int64(round))
+			name := "Dogs " + handlerstest.Itoa(int64(round))
 			var mu sync.Mutex
 			got := map[string]int{}
 			var wg sync.WaitGroup
@@ -113,15 +115,15 @@ func TestCatalogParallel(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					<-start
-					var r *response
+					var r *handlerstest.Response
 					if i%4 == 0 { // renames race the creations
-						r = a.do(req{method: "PUT", path: "/api/categories/" + itoa(others[i/4]), key: a.staff, body: map[string]any{"name": name}})
+						r = a.Do(handlerstest.Req{Method: "PUT", Path: "/api/categories/" + handlerstest.Itoa(others[i/4]), Key: a.Staff, Body: map[string]any{"name": name}})
 					} else {
-						r = a.do(req{method: "POST", path: "/api/categories", key: a.staff, body: map[string]any{"name": name}})
+						r = a.Do(handlerstest.Req{Method: "POST", Path: "/api/categories", Key: a.Staff, Body: map[string]any{"name": name}})
 					}
-					outcome := itoa(int64(r.Status))
+					outcome := handlerstest.Itoa(int64(r.Status))
 					if r.Status >= 400 {
-						var p problem
+						var p handlerstest.Problem
 						_ = json.Unmarshal(r.Body, &p)
 						outcome += " " + p.Code
 					}
@@ -136,10 +138,10 @@ func TestCatalogParallel(t *testing.T) {
 				t.Errorf("round %d: outcomes %v, want one success and 19 × 409 category_exists", round, got)
 			}
 			for i, id := range others {
-				a.do(req{method: "PUT", path: "/api/categories/" + itoa(id), key: a.staff, body: map[string]any{"name": "Other " + itoa(int64(i))}}).want(t, 200)
+				a.Do(handlerstest.Req{Method: "PUT", Path: "/api/categories/" + handlerstest.Itoa(id), Key: a.Staff, Body: map[string]any{"name": "Other " + handlerstest.Itoa(int64(i))}}).Want(t, 200)
 			}
 			var cats []map[string]any
-			a.getJSON(t, a.customer, "/api/categories?limit=100", &cats)
+			a.GetJSON(t, a.Customer, "/api/categories?limit=100", &cats)
 			n := 0
 			for _, c := range cats {
 				if strings.EqualFold(c["name"].(string), name) {

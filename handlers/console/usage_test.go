@@ -1,6 +1,8 @@
-package handlers_test
+package console_test
 
 import (
+	"petstore/handlers/handlerstest"
+
 	"context"
 	"io"
 	"log/slog"
@@ -18,22 +20,22 @@ import (
 )
 
 func TestConsoleUsage(t *testing.T) {
-	a := newTestApp(t, withStrikes(2))
-	b := a.signedIn(t)
-	busy, k := a.issueKey("busy", db.RoleCustomer, db.PlanEnterprise, 3, 100)
-	quiet, q := a.issueKey("quiet", db.RoleCustomer, db.PlanFree, 0, 0)
-	cell := func(p *page, id int64, testid string) string {
+	a := handlerstest.New(t, withStrikes(2))
+	b := a.SignedIn(t)
+	busy, k := a.IssueKey("busy", db.RoleCustomer, db.PlanEnterprise, 3, 100)
+	quiet, q := a.IssueKey("quiet", db.RoleCustomer, db.PlanFree, 0, 0)
+	cell := func(p *handlerstest.Page, id int64, testid string) string {
 		t.Helper()
-		return text(p.find(`[data-testid="usage-row"][data-key-id="` + itoa(id) + `"] [data-testid="` + testid + `"]`))
+		return handlerstest.Text(p.Find(`[data-testid="usage-row"][data-key-id="` + handlerstest.Itoa(id) + `"] [data-testid="` + testid + `"]`))
 	}
 
 	t.Run("counts after API calls", func(t *testing.T) {
-		a.do(req{method: "GET", path: "/api/pets", key: quiet}).want(t, 200)
+		a.Do(handlerstest.Req{Method: "GET", Path: "/api/pets", Key: quiet}).Want(t, 200)
 		for range 3 {
-			a.do(req{method: "GET", path: "/api/pets", key: busy}).want(t, 200)
+			a.Do(handlerstest.Req{Method: "GET", Path: "/api/pets", Key: busy}).Want(t, 200)
 		}
-		a.do(req{method: "GET", path: "/api/pets", key: busy}).want(t, 429, "rate_limited")
-		p := b.get("/staff/usage").wantStatus(http.StatusOK)
+		a.Do(handlerstest.Req{Method: "GET", Path: "/api/pets", Key: busy}).Want(t, 429, "rate_limited")
+		p := b.Get("/staff/usage").WantStatus(http.StatusOK)
 		if got := cell(p, k.ID, "minute-use"); got != "3 / 3" {
 			t.Errorf("busy minute = %q", got)
 		}
@@ -49,18 +51,18 @@ func TestConsoleUsage(t *testing.T) {
 		if got := cell(p, k.ID, "ban-state"); got != "none" {
 			t.Errorf("ban = %q", got)
 		}
-		bar := p.find(`[data-key-id="` + itoa(k.ID) + `"] progress`).First()
+		bar := p.Find(`[data-key-id="` + handlerstest.Itoa(k.ID) + `"] progress`).First()
 		if bar.AttrOr("value", "") != "3" || bar.AttrOr("max", "") != "3" || !bar.HasClass("full") {
 			t.Errorf("minute bar = value %s max %s class %q", bar.AttrOr("value", ""), bar.AttrOr("max", ""), bar.AttrOr("class", ""))
 		}
 		// Busiest first by default.
-		if first := p.id("usage-row").First().AttrOr("data-key-id", ""); first != itoa(k.ID) {
+		if first := p.ID("usage-row").First().AttrOr("data-key-id", ""); first != handlerstest.Itoa(k.ID) {
 			t.Errorf("first row = key %s, want the busy key %d", first, k.ID)
 		}
 	})
 	t.Run("chart", func(t *testing.T) {
-		p := b.get("/staff/usage")
-		svg := p.find(`[data-key-id="` + itoa(k.ID) + `"] svg[data-testid="usage-chart"]`)
+		p := b.Get("/staff/usage")
+		svg := p.Find(`[data-key-id="` + handlerstest.Itoa(k.ID) + `"] svg[data-testid="usage-chart"]`)
 		if svg.Length() != 1 {
 			t.Fatalf("no chart")
 		}
@@ -71,50 +73,50 @@ func TestConsoleUsage(t *testing.T) {
 		if rects.Length() != 1 || !rects.HasClass("now") || !rects.HasClass("full") {
 			t.Fatalf("bars = %d, class %q; want one bar for the current minute, at the limit", rects.Length(), rects.AttrOr("class", ""))
 		}
-		if got := text(rects.Find("title")); got != "10:00 UTC: 3 requests" {
+		if got := handlerstest.Text(rects.Find("title")); got != "10:00 UTC: 3 requests" {
 			t.Errorf("bar title = %q", got)
 		}
 		// A minute later, the old minute moves left and the new one is empty.
-		a.clock.Add(time.Minute)
-		a.do(req{method: "GET", path: "/api/pets", key: busy}).want(t, 200)
-		svg = b.get("/staff/usage").find(`[data-key-id="` + itoa(k.ID) + `"] svg`)
+		a.Clock.Add(time.Minute)
+		a.Do(handlerstest.Req{Method: "GET", Path: "/api/pets", Key: busy}).Want(t, 200)
+		svg = b.Get("/staff/usage").Find(`[data-key-id="` + handlerstest.Itoa(k.ID) + `"] svg`)
 		if n := svg.Find("rect").Length(); n != 2 {
 			t.Errorf("bars = %d after a second minute, want 2", n)
 		}
 	})
 	t.Run("ban shows and lifts", func(t *testing.T) {
-		a.clock.Add(time.Minute)
-		a.banKey(busy, 3, 2)
-		p := b.get("/staff/usage")
+		a.Clock.Add(time.Minute)
+		a.BanKey(busy, 3, 2)
+		p := b.Get("/staff/usage")
 		if got := cell(p, k.ID, "ban-state"); !contains(got, "banned", "15 min left", "1 in 24 h") {
 			t.Fatalf("ban = %q", got)
 		}
-		if p.find(`[data-key-id="`+itoa(k.ID)+`"] [data-testid="lift-ban"]`).Length() != 1 {
+		if p.Find(`[data-key-id="`+handlerstest.Itoa(k.ID)+`"] [data-testid="lift-ban"]`).Length() != 1 {
 			t.Fatalf("no lift button")
 		}
-		a.clock.Add(5 * time.Minute)
-		if got := cell(b.hx("/staff/usage"), k.ID, "ban-left"); got != "10 min left" {
+		a.Clock.Add(5 * time.Minute)
+		if got := cell(b.HX("/staff/usage"), k.ID, "ban-left"); got != "10 min left" {
 			t.Errorf("time left = %q", got)
 		}
-		b.hxPost("/staff/keys/"+itoa(k.ID)+"/lift-ban", nil).wantStatus(http.StatusOK)
-		p = b.get("/staff/usage")
+		b.HXPost("/staff/keys/"+handlerstest.Itoa(k.ID)+"/lift-ban", nil).WantStatus(http.StatusOK)
+		p = b.Get("/staff/usage")
 		// A lifted ban does not count toward later doubling, nor here.
 		if got := cell(p, k.ID, "ban-state"); got != "none" {
 			t.Errorf("ban after lifting = %q", got)
 		}
 	})
 	t.Run("sorting and the polled panel", func(t *testing.T) {
-		p := b.get("/staff/usage?sort=name")
-		if first := text(p.id("usage-key").First()); first != "busy" {
+		p := b.Get("/staff/usage?sort=name")
+		if first := handlerstest.Text(p.ID("usage-key").First()); first != "busy" {
 			t.Errorf("first by name = %q", first)
 		}
-		if p.find(`th[aria-sort="ascending"]`).Length() != 1 {
+		if p.Find(`th[aria-sort="ascending"]`).Length() != 1 {
 			t.Errorf("sorted column not marked")
 		}
-		b.get("/staff/usage?sort=bogus").wantStatus(http.StatusBadRequest)
-		p = b.hx("/staff/usage?sort=day").wantStatus(http.StatusOK)
-		panel := p.id("usage-panel")
-		if panel.Length() != 1 || p.find("main").Length() != 0 {
+		b.Get("/staff/usage?sort=bogus").WantStatus(http.StatusBadRequest)
+		p = b.HX("/staff/usage?sort=day").WantStatus(http.StatusOK)
+		panel := p.ID("usage-panel")
+		if panel.Length() != 1 || p.Find("main").Length() != 0 {
 			t.Fatalf("htmx answer is not the panel")
 		}
 		if trig := panel.AttrOr("hx-trigger", ""); !contains(trig, "every 3s") || panel.AttrOr("hx-get", "") != "/staff/usage?sort=day" {
@@ -124,34 +126,34 @@ func TestConsoleUsage(t *testing.T) {
 }
 
 func TestConsoleDashboard(t *testing.T) {
-	a := newTestApp(t)
-	b := a.signedIn(t)
+	a := handlerstest.New(t)
+	b := a.SignedIn(t)
 	ctx := context.Background()
-	a.seedPet("Plenty", 10)
-	low := a.seedPet("Last one", 1)
-	a.seedPet("Gone", 0)
-	if _, err := a.store.PlaceOrder(ctx, db.Owner{APIKeyID: a.custID}, db.NewOrder{PetID: &low.ID, Quantity: ptr(int64(1))}); err != nil {
+	a.SeedPet("Plenty", 10)
+	low := a.SeedPet("Last one", 1)
+	a.SeedPet("Gone", 0)
+	if _, err := a.Store.PlaceOrder(ctx, db.Owner{APIKeyID: a.CustID}, db.NewOrder{PetID: &low.ID, Quantity: handlerstest.Ptr(int64(1))}); err != nil {
 		t.Fatal(err)
 	}
-	two := a.seedPet("Two left", 2)
-	p := b.get("/staff").wantStatus(http.StatusOK)
+	two := a.SeedPet("Two left", 2)
+	p := b.Get("/staff").WantStatus(http.StatusOK)
 	for id, want := range map[string]string{"count-available": "2", "count-pending": "1", "count-sold": "1", "count-open-orders": "1", "count-keys": "3", "count-bans": "0"} {
-		if got := text(p.id(id).Find(".value")); got != want {
+		if got := handlerstest.Text(p.ID(id).Find(".value")); got != want {
 			t.Errorf("%s = %q, want %q", id, got, want)
 		}
 	}
-	rows := p.id("low-stock-row")
-	if rows.Length() != 1 || !contains(text(rows), "Two left", "2") {
-		t.Errorf("low stock = %q", text(rows))
+	rows := p.ID("low-stock-row")
+	if rows.Length() != 1 || !contains(handlerstest.Text(rows), "Two left", "2") {
+		t.Errorf("low stock = %q", handlerstest.Text(rows))
 	}
-	if got := text(p.id("recent-orders")); !contains(got, "Last one") {
+	if got := handlerstest.Text(p.ID("recent-orders")); !contains(got, "Last one") {
 		t.Errorf("recent orders = %q", got)
 	}
-	if _, ok := p.find("main").Attr("sse-connect"); !ok {
+	if _, ok := p.Find("main").Attr("sse-connect"); !ok {
 		t.Errorf("dashboard is not live")
 	}
-	hx := b.hx("/staff")
-	if hx.find("#dashboard").Length() != 1 || hx.find("main").Length() != 0 {
+	hx := b.HX("/staff")
+	if hx.Find("#dashboard").Length() != 1 || hx.Find("main").Length() != 0 {
 		t.Errorf("htmx answer is not the panels")
 	}
 	_ = two
@@ -196,20 +198,20 @@ func (s *downStore) ClearStrikes(ctx context.Context, subject string, now time.T
 func TestConsoleRedisWarning(t *testing.T) {
 	primary := &downStore{Store: ratelimit.NewMemoryStore()}
 	shared := ratelimit.NewFailoverStore(primary, ratelimit.NewMemoryStore(), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	a := newTestApp(t, func(h *handlers.Handler, c *ratelimit.Config) {
+	a := handlerstest.New(t, func(h *handlers.Handler, c *ratelimit.Config) {
 		h.Shared = shared
 		c.Store = shared
 	})
-	b := a.signedIn(t) // the sign-in post is counted through Redis (web.WebLimit)
-	if b.get("/staff").id("redis-warning").Length() != 0 {
+	b := a.SignedIn(t) // the sign-in post is counted through Redis (web.WebLimit)
+	if b.Get("/staff").ID("redis-warning").Length() != 0 {
 		t.Fatalf("warning shown while Redis answers")
 	}
 	primary.down.Store(true)
-	a.do(req{method: "GET", path: "/api/pets", key: a.customer}).want(t, 200) // fails open, marks Redis down
+	a.Do(handlerstest.Req{Method: "GET", Path: "/api/pets", Key: a.Customer}).Want(t, 200) // fails open, marks Redis down
 	if shared.Healthy() {
 		t.Fatal("failover store still healthy")
 	}
 	for _, path := range []string{"/staff", "/staff/usage", "/staff/keys"} {
-		b.get(path).wantText("redis-warning", "Redis unreachable: rate limits are counted per instance.")
+		b.Get(path).WantText("redis-warning", "Redis unreachable: rate limits are counted per instance.")
 	}
 }

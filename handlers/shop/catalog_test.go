@@ -1,6 +1,8 @@
-package handlers_test
+package shop_test
 
 import (
+	"petstore/handlers/handlerstest"
+
 	"fmt"
 	"net/http"
 	"slices"
@@ -11,22 +13,22 @@ import (
 )
 
 // catalogSeed is a small catalog: dogs and cats in every status.
-func catalogSeed(t *testing.T, a *testApp) *shopSeed {
+func catalogSeed(t *testing.T, a *handlerstest.App) *handlerstest.ShopSeed {
 	t.Helper()
-	s := seedShop(t, a,
-		shopPetSpec{"Dogs", "Rex", 3},
-		shopPetSpec{"Dogs", "Bella", 0}, // sold: no open orders
-		shopPetSpec{"Cats", "Milo", 2},
-		shopPetSpec{"Cats", "Rexana", 1},
+	s := handlerstest.SeedShop(t, a,
+		handlerstest.ShopPetSpec{Cat: "Dogs", Name: "Rex", Stock: 3},
+		handlerstest.ShopPetSpec{Cat: "Dogs", Name: "Bella", Stock: 0}, // sold: no open orders
+		handlerstest.ShopPetSpec{Cat: "Cats", Name: "Milo", Stock: 2},
+		handlerstest.ShopPetSpec{Cat: "Cats", Name: "Rexana", Stock: 1},
 	)
 	return s
 }
 
 func TestShopCatalogFilters(t *testing.T) {
-	a := newTestApp(t)
+	a := handlerstest.New(t)
 	s := catalogSeed(t, a)
-	c := newShopClient(t, a)
-	dogs, cats := itoa(s.cats["Dogs"].ID), itoa(s.cats["Cats"].ID)
+	c := handlerstest.NewShopClient(t, a)
+	dogs, cats := handlerstest.Itoa(s.Cats["Dogs"].ID), handlerstest.Itoa(s.Cats["Cats"].ID)
 
 	for _, tc := range []struct {
 		name, path string
@@ -42,35 +44,35 @@ func TestShopCatalogFilters(t *testing.T) {
 		{"no match", "/?q=zebra", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := c.get(tc.path).wantStatus(http.StatusOK)
-			if got := r.texts("pet-name"); !slices.Equal(got, tc.want) {
+			r := c.Get(tc.path).WantStatus(http.StatusOK)
+			if got := r.Texts("pet-name"); !slices.Equal(got, tc.want) {
 				t.Errorf("pets = %q, want %q", got, tc.want)
 			}
-			if len(tc.want) == 0 && r.testid("empty").Length() != 1 {
+			if len(tc.want) == 0 && r.TestID("empty").Length() != 1 {
 				t.Error("no empty-state message")
 			}
-			if n := r.find("h1").Length(); n != 1 {
+			if n := r.Find("h1").Length(); n != 1 {
 				t.Errorf("%d h1, want 1", n)
 			}
 		})
 	}
 
 	t.Run("the form keeps the filters", func(t *testing.T) {
-		r := c.get("/?q=rex&category=" + cats + "&status=available")
-		if v, _ := r.find("#q").Attr("value"); v != "rex" {
+		r := c.Get("/?q=rex&category=" + cats + "&status=available")
+		if v, _ := r.Find("#q").Attr("value"); v != "rex" {
 			t.Errorf("search box = %q", v)
 		}
-		if v, _ := r.find("#category option[selected]").Attr("value"); v != cats {
+		if v, _ := r.Find("#category option[selected]").Attr("value"); v != cats {
 			t.Errorf("category selected = %q, want %s", v, cats)
 		}
-		if v, _ := r.find("#status option[selected]").Attr("value"); v != "available" {
+		if v, _ := r.Find("#status option[selected]").Attr("value"); v != "available" {
 			t.Errorf("status selected = %q", v)
 		}
-		f := r.testid("filters")
+		f := r.TestID("filters")
 		if m, _ := f.Attr("method"); m != "get" {
 			t.Errorf("filter form method %q: it must work as a plain GET form", m)
 		}
-		search := r.testid("search")
+		search := r.TestID("search")
 		if trig, _ := search.Attr("hx-trigger"); trig != "input changed delay:300ms, search" {
 			t.Errorf("search hx-trigger = %q", trig)
 		}
@@ -78,146 +80,146 @@ func TestShopCatalogFilters(t *testing.T) {
 			t.Error("the filters do not push the URL")
 		}
 		for _, id := range []string{"q", "category", "status"} {
-			if r.find(`label[for="`+id+`"]`).Length() != 1 {
+			if r.Find(`label[for="`+id+`"]`).Length() != 1 {
 				t.Errorf("input %s has no label", id)
 			}
 		}
 	})
 
 	t.Run("cards show category, status and stock", func(t *testing.T) {
-		r := c.get("/?q=bella")
-		card := r.testid("pet-card")
+		r := c.Get("/?q=bella")
+		card := r.TestID("pet-card")
 		if got := card.Find(`[data-testid="category"]`).Text(); got != "Dogs" {
 			t.Errorf("category = %q", got)
 		}
 		if got := card.Find(`[data-testid="status"]`).Text(); got != "Sold" {
 			t.Errorf("status = %q", got)
 		}
-		if href, _ := card.Find(`a[data-testid="pet-name"]`).Attr("href"); href != "/pets/"+itoa(s.pets["Bella"].ID) {
+		if href, _ := card.Find(`a[data-testid="pet-name"]`).Attr("href"); href != "/pets/"+handlerstest.Itoa(s.Pets["Bella"].ID) {
 			t.Errorf("link = %q", href)
 		}
 	})
 
 	t.Run("htmx gets the results fragment", func(t *testing.T) {
-		r := c.get("/?category="+dogs, true).wantStatus(http.StatusOK)
-		if r.isFullPage() || strings.Contains(r.Body, "<header") {
+		r := c.Get("/?category="+dogs, true).WantStatus(http.StatusOK)
+		if r.IsFullPage() || strings.Contains(r.Body, "<header") {
 			t.Fatalf("htmx answer is a whole page:\n%s", r.Body)
 		}
-		if r.find("#results").Length() != 1 {
+		if r.Find("#results").Length() != 1 {
 			t.Fatalf("no #results in\n%s", r.Body)
 		}
-		if got := r.texts("pet-name"); !slices.Equal(got, []string{"Rex", "Bella"}) {
+		if got := r.Texts("pet-name"); !slices.Equal(got, []string{"Rex", "Bella"}) {
 			t.Errorf("pets = %q", got)
 		}
 		if !strings.Contains(r.Header.Get("Vary"), "HX-Request") {
 			t.Errorf("Vary = %q, want HX-Request", r.Header.Get("Vary"))
 		}
-		full := c.get("/?category=" + dogs)
-		if !full.isFullPage() {
+		full := c.Get("/?category=" + dogs)
+		if !full.IsFullPage() {
 			t.Error("without HX-Request the page is not whole")
 		}
-		restore := c.send(http.MethodGet, "/?category="+dogs, "", map[string]string{"HX-Request": "true", "HX-History-Restore-Request": "true"})
-		if !restore.isFullPage() {
+		restore := c.Send(http.MethodGet, "/?category="+dogs, "", map[string]string{"HX-Request": "true", "HX-History-Restore-Request": "true"})
+		if !restore.IsFullPage() {
 			t.Error("a history restore did not get the whole page")
 		}
 	})
 
 	t.Run("bad filters are friendly 400 pages", func(t *testing.T) {
 		for _, path := range []string{"/?category=abc", "/?category=-1", "/?status=lost", "/?cursor=%%%", "/?cursor=bm9wZQ"} {
-			r := c.get(path).wantStatus(http.StatusBadRequest)
-			if r.testid("error").Length() != 1 || r.testid("brand").Length() != 1 {
+			r := c.Get(path).WantStatus(http.StatusBadRequest)
+			if r.TestID("error").Length() != 1 || r.TestID("brand").Length() != 1 {
 				t.Errorf("%s: not a shop error page:\n%s", path, r.Body)
 			}
 		}
 	})
 
 	t.Run("an over-long search is cut, not refused", func(t *testing.T) {
-		c.get("/?q=" + strings.Repeat("x", 500)).wantStatus(http.StatusOK)
+		c.Get("/?q=" + strings.Repeat("x", 500)).WantStatus(http.StatusOK)
 	})
 }
 
 func TestShopCatalogLoadMore(t *testing.T) {
-	a := newTestApp(t)
-	var specs []shopPetSpec
+	a := handlerstest.New(t)
+	var specs []handlerstest.ShopPetSpec
 	for i := 1; i <= 27; i++ {
-		specs = append(specs, shopPetSpec{"Fish", fmt.Sprintf("Fish %02d", i), 1})
+		specs = append(specs, handlerstest.ShopPetSpec{Cat: "Fish", Name: fmt.Sprintf("Fish %02d", i), Stock: 1})
 	}
-	specs = append(specs, shopPetSpec{"Birds", "Kiwi", 1})
-	seed := seedShop(t, a, specs...)
-	c := newShopClient(t, a)
+	specs = append(specs, handlerstest.ShopPetSpec{Cat: "Birds", Name: "Kiwi", Stock: 1})
+	seed := handlerstest.SeedShop(t, a, specs...)
+	c := handlerstest.NewShopClient(t, a)
 
-	first := c.get("/?category=" + itoa(seed.cats["Fish"].ID))
-	if n := first.testid("pet-card").Length(); n != 12 {
+	first := c.Get("/?category=" + handlerstest.Itoa(seed.Cats["Fish"].ID))
+	if n := first.TestID("pet-card").Length(); n != 12 {
 		t.Fatalf("first page has %d cards, want 12", n)
 	}
-	next, ok := first.testid("load-more-link").Attr("href")
+	next, ok := first.TestID("load-more-link").Attr("href")
 	if !ok || !strings.Contains(next, "cursor=") || !strings.Contains(next, "category=") {
 		t.Fatalf("load more link = %q, want the filters and a cursor", next)
 	}
-	if hx, _ := first.testid("load-more-link").Attr("hx-get"); hx != next {
+	if hx, _ := first.TestID("load-more-link").Attr("hx-get"); hx != next {
 		t.Errorf("hx-get = %q, want %q", hx, next)
 	}
 
 	// htmx: the next cards and a new "load more" item, to replace the old one.
-	more := c.get(next, true).wantStatus(http.StatusOK)
-	if more.isFullPage() || more.find("#results").Length() != 0 {
+	more := c.Get(next, true).WantStatus(http.StatusOK)
+	if more.IsFullPage() || more.Find("#results").Length() != 0 {
 		t.Fatalf("load more is not a bare fragment:\n%s", more.Body)
 	}
-	if got := more.texts("pet-name"); len(got) != 12 || got[0] != "Fish 13" || got[11] != "Fish 24" {
+	if got := more.Texts("pet-name"); len(got) != 12 || got[0] != "Fish 13" || got[11] != "Fish 24" {
 		t.Fatalf("second page = %q", got)
 	}
-	last, _ := more.testid("load-more-link").Attr("href")
-	end := c.get(last, true)
-	if got := end.texts("pet-name"); !slices.Equal(got, []string{"Fish 25", "Fish 26", "Fish 27"}) {
+	last, _ := more.TestID("load-more-link").Attr("href")
+	end := c.Get(last, true)
+	if got := end.Texts("pet-name"); !slices.Equal(got, []string{"Fish 25", "Fish 26", "Fish 27"}) {
 		t.Fatalf("last page = %q", got)
 	}
-	if end.testid("load-more").Length() != 0 {
+	if end.TestID("load-more").Length() != 0 {
 		t.Error("the last page offers more")
 	}
 
 	// Without JavaScript the same link is a whole page, with a way back.
-	page2 := c.get(next).wantStatus(http.StatusOK)
-	if !page2.isFullPage() || page2.testid("first-page").Length() != 1 {
+	page2 := c.Get(next).WantStatus(http.StatusOK)
+	if !page2.IsFullPage() || page2.TestID("first-page").Length() != 1 {
 		t.Error("the no-JS next page is not a whole page with a link to the first")
 	}
-	if got := page2.texts("pet-name"); len(got) != 12 || got[0] != "Fish 13" {
+	if got := page2.Texts("pet-name"); len(got) != 12 || got[0] != "Fish 13" {
 		t.Errorf("no-JS page 2 = %q", got)
 	}
 }
 
 func TestShopEscapesNames(t *testing.T) {
-	a := newTestApp(t)
-	s := seedShop(t, a, shopPetSpec{"Dogs", `<script>alert("x")</script>`, 2})
-	c := newShopClient(t, a)
-	id := itoa(s.pets[`<script>alert("x")</script>`].ID)
+	a := handlerstest.New(t)
+	s := handlerstest.SeedShop(t, a, handlerstest.ShopPetSpec{Cat: "Dogs", Name: `<script>alert("x")</script>`, Stock: 2})
+	c := handlerstest.NewShopClient(t, a)
+	id := handlerstest.Itoa(s.Pets[`<script>alert("x")</script>`].ID)
 	for _, path := range []string{"/", "/pets/" + id} {
-		r := c.get(path).wantStatus(http.StatusOK)
+		r := c.Get(path).WantStatus(http.StatusOK)
 		if strings.Contains(r.Body, `<script>alert`) {
 			t.Errorf("%s: the name is not escaped", path)
 		}
 		if !strings.Contains(r.Body, `&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;`) {
 			t.Errorf("%s: the escaped name is missing", path)
 		}
-		if got := r.texts("pet-name")[0]; got != `<script>alert("x")</script>` {
+		if got := r.Texts("pet-name")[0]; got != `<script>alert("x")</script>` {
 			t.Errorf("%s: name reads %q", path, got)
 		}
 	}
-	c.post("/cart", form("pet_id", id, "quantity", "1")).wantRedirect("/cart")
-	r := c.get("/cart")
+	c.Post("/cart", handlerstest.Form("pet_id", id, "quantity", "1")).WantRedirect("/cart")
+	r := c.Get("/cart")
 	if strings.Contains(r.Body, `<script>alert`) {
 		t.Error("cart page: the name is not escaped")
 	}
-	if !strings.Contains(r.text("flash"), `<script>alert("x")</script>`) {
-		t.Errorf("flash = %q, want the name as text", r.text("flash"))
+	if !strings.Contains(r.Text("flash"), `<script>alert("x")</script>`) {
+		t.Errorf("flash = %q, want the name as text", r.Text("flash"))
 	}
 }
 
 func TestShopSecurityHeaders(t *testing.T) {
-	a := newTestApp(t)
+	a := handlerstest.New(t)
 	s := catalogSeed(t, a)
-	c := newShopClient(t, a)
-	for _, path := range []string{"/", "/pets/" + itoa(s.pets["Rex"].ID), "/cart", "/orders", "/pets/0", "/pets/99999"} {
-		r := c.get(path)
+	c := handlerstest.NewShopClient(t, a)
+	for _, path := range []string{"/", "/pets/" + handlerstest.Itoa(s.Pets["Rex"].ID), "/cart", "/orders", "/pets/0", "/pets/99999"} {
+		r := c.Get(path)
 		csp := r.Header.Get("Content-Security-Policy")
 		if !strings.Contains(csp, "default-src 'self'") || strings.Contains(csp, "unsafe-inline") {
 			t.Errorf("%s: CSP = %q", path, csp)
@@ -227,10 +229,10 @@ func TestShopSecurityHeaders(t *testing.T) {
 				t.Errorf("%s: %s = %q, want %q", path, h, got, want)
 			}
 		}
-		if r.find("script:not([src])").Length() != 0 || r.find("[style]").Length() != 0 {
+		if r.Find("script:not([src])").Length() != 0 || r.Find("[style]").Length() != 0 {
 			t.Errorf("%s: inline script or style attribute", path)
 		}
-		r.find("script[src], link[rel=stylesheet]").Each(func(_ int, sel *goquery.Selection) {
+		r.Find("script[src], link[rel=stylesheet]").Each(func(_ int, sel *goquery.Selection) {
 			src := sel.AttrOr("src", sel.AttrOr("href", ""))
 			if !strings.HasPrefix(src, "/static/") {
 				t.Errorf("%s: asset %q is not from /static", path, src)
@@ -238,11 +240,11 @@ func TestShopSecurityHeaders(t *testing.T) {
 		})
 	}
 	for _, asset := range []string{"/static/js/shop.js", "/static/css/app.css", "/static/vendor/htmx.min.js", "/static/vendor/pico.min.css"} {
-		if r := c.get(asset); r.Status != http.StatusOK {
+		if r := c.Get(asset); r.Status != http.StatusOK {
 			t.Errorf("%s: %d", asset, r.Status)
 		}
 	}
-	r := (&shopClient{t: t, a: a, cookies: map[string]string{}}).get("/")
+	r := (&handlerstest.ShopClient{T: t, A: a, Cookies: map[string]string{}}).Get("/")
 	sc := strings.Join(r.Header.Values("Set-Cookie"), "\n")
 	if !strings.Contains(sc, "petstore_shop=") || !strings.Contains(sc, "HttpOnly") || !strings.Contains(sc, "SameSite=Lax") {
 		t.Errorf("session cookie = %q", sc)

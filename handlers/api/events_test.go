@@ -1,6 +1,8 @@
-package handlers_test
+package api_test
 
 import (
+	"petstore/handlers/handlerstest"
+
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -17,12 +19,12 @@ import (
 // second, with the order as the API showed it.
 func TestAPIEventsOrderArrives(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
-		a := newTestAppOn(t, open)
-		pet := a.seedPet("Rex", 3)
-		base := a.listen()
+		a := handlerstest.NewOn(t, open)
+		pet := a.SeedPet("Rex", 3)
+		base := a.Listen()
 
 		req, _ := http.NewRequest("GET", base+"/api/events", nil)
-		req.Header.Set("X-API-Key", a.staff)
+		req.Header.Set("X-API-Key", a.Staff)
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -37,7 +39,7 @@ func TestAPIEventsOrderArrives(t *testing.T) {
 
 		body, _ := json.Marshal(map[string]any{"petId": pet.ID, "quantity": 1})
 		post, _ := http.NewRequest("POST", base+"/api/store/orders", bytes.NewReader(body))
-		post.Header.Set("X-API-Key", a.customer)
+		post.Header.Set("X-API-Key", a.Customer)
 		post.Header.Set("Content-Type", "application/json")
 		placed := time.Now()
 		pres, err := http.DefaultClient.Do(post)

@@ -1,6 +1,8 @@
-package handlers_test
+package console_test
 
 import (
+	"petstore/handlers/handlerstest"
+
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,14 +16,14 @@ import (
 // refused unchecked (429), and then even the right password is refused.
 func TestSignInConcurrentGuesses(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
-		a := newTestAppOn(t, open)
-		a.addStaff(staffName, staffPassword)
-		b := a.browser(t)
-		b.get("/staff/login").wantStatus(http.StatusOK)
-		body := url.Values{"username": {staffName}, "password": {"wrong"}, "_csrf": {b.csrf}}.Encode()
+		a := handlerstest.NewOn(t, open)
+		a.AddStaff(handlerstest.StaffName, handlerstest.StaffPassword)
+		b := a.Browser(t)
+		b.Get("/staff/login").WantStatus(http.StatusOK)
+		body := url.Values{"username": {handlerstest.StaffName}, "password": {"wrong"}, "_csrf": {b.CSRF}}.Encode()
 
-		statuses := postAtOnce(t, a, 20, "/staff/login", body, func(r *http.Request) {
-			for _, c := range b.cookies {
+		statuses := handlerstest.PostAtOnce(t, a, 20, "/staff/login", body, func(r *http.Request) {
+			for _, c := range b.Cookies {
 				r.AddCookie(c)
 			}
 		})
@@ -29,11 +31,11 @@ func TestSignInConcurrentGuesses(t *testing.T) {
 		if checked > 5 || checked+locked != 20 {
 			t.Fatalf("answers = %v: want at most 5 checked (401), the rest locked (429)", statuses)
 		}
-		if n := countRows(t, a, "login_failures"); n != 20 {
+		if n := handlerstest.CountRows(t, a, "login_failures"); n != 20 {
 			t.Fatalf("attempts recorded = %d, want 20", n)
 		}
-		b.login(staffName, staffPassword).wantStatus(http.StatusTooManyRequests).wantText("login-error", "Try again in 15 minutes")
-		b.get("/staff").wantRedirect("/staff/login")
+		b.Login(handlerstest.StaffName, handlerstest.StaffPassword).WantStatus(http.StatusTooManyRequests).WantText("login-error", "Try again in 15 minutes")
+		b.Get("/staff").WantRedirect("/staff/login")
 	})
 }
 
@@ -41,8 +43,8 @@ func TestSignInConcurrentGuesses(t *testing.T) {
 // before any database work: nothing is looked up or recorded.
 func TestSignInUsernameRules(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
-		a := newTestAppOn(t, open)
-		a.addStaff(staffName, staffPassword)
+		a := handlerstest.NewOn(t, open)
+		a.AddStaff(handlerstest.StaffName, handlerstest.StaffPassword)
 		for name, tc := range map[string]struct{ username, want string }{
 			"101 characters":    {strings.Repeat("a", 101), "Username must be at most 100 characters."},
 			"NUL":               {"ali\x00ce", "Username must not contain control characters."},
@@ -50,20 +52,20 @@ func TestSignInUsernameRules(t *testing.T) {
 			"invalid UTF-8":     {"ali\xffce", "Username must be valid UTF-8."},
 		} {
 			t.Run(name, func(t *testing.T) {
-				b := a.browser(t)
-				p := b.login(tc.username, staffPassword).wantStatus(http.StatusUnprocessableEntity)
-				p.wantText("login-error", tc.want)
-				if v, _ := p.find("#username").Attr("value"); v != "" {
+				b := a.Browser(t)
+				p := b.Login(tc.username, handlerstest.StaffPassword).WantStatus(http.StatusUnprocessableEntity)
+				p.WantText("login-error", tc.want)
+				if v, _ := p.Find("#username").Attr("value"); v != "" {
 					t.Errorf("the refused username was echoed back: %q", v)
 				}
 			})
 		}
-		if n := countRows(t, a, "login_failures"); n != 0 {
+		if n := handlerstest.CountRows(t, a, "login_failures"); n != 0 {
 			t.Fatalf("attempts recorded for refused usernames: %d, want 0", n)
 		}
 		// 100 characters is a username: checked (and wrong) like any other.
-		a.browser(t).login(strings.Repeat("é", 100), staffPassword).wantStatus(http.StatusUnauthorized)
-		if n := countRows(t, a, "login_failures"); n != 1 {
+		a.Browser(t).Login(strings.Repeat("é", 100), handlerstest.StaffPassword).WantStatus(http.StatusUnauthorized)
+		if n := handlerstest.CountRows(t, a, "login_failures"); n != 1 {
 			t.Fatalf("attempts recorded = %d, want 1", n)
 		}
 	})
