@@ -1,14 +1,13 @@
 package handlers_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"petstore/db/dbtest"
+	"petstore/handlers/handlerstest"
 	"petstore/web/ratelimit"
 )
 

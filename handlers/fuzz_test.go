@@ -1,8 +1,6 @@
 package handlers_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"context"
 	"encoding/json"
 	"io"
@@ -17,6 +15,7 @@ import (
 	"petstore/db"
 	"petstore/db/dbtest"
 	"petstore/handlers"
+	"petstore/handlers/handlerstest"
 	"petstore/web"
 	"petstore/web/events"
 	"petstore/web/ratelimit"

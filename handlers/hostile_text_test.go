@@ -1,8 +1,6 @@
 package handlers_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"net/http"
 	"net/url"
 	"strings"
@@ -10,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"petstore/db/dbtest"
+	"petstore/handlers/handlerstest"
 )
 
 // Text PostgreSQL cannot hold (NUL, bytes that are not UTF-8) and control

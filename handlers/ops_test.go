@@ -1,12 +1,11 @@
 package handlers_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"strings"
 	"testing"
 
 	"petstore/db"
+	"petstore/handlers/handlerstest"
 )
 
 // TestOperations covers /healthz, /readyz and /metrics (SPEC §11).

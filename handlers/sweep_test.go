@@ -1,8 +1,6 @@
 package handlers_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,6 +17,7 @@ import (
 
 	"petstore/db"
 	"petstore/db/dbtest"
+	"petstore/handlers/handlerstest"
 )
 
 // The sweep requests every GET route of the storefront and the console,

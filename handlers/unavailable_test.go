@@ -1,8 +1,6 @@
 package handlers_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"context"
 	"net/http"
 	"net/url"
@@ -11,6 +9,7 @@ import (
 	"testing"
 
 	"petstore/db/dbtest"
+	"petstore/handlers/handlerstest"
 )
 
 // TestUnavailableSQLiteLocked: another process (the CLI, a backup) holds

@@ -1,8 +1,6 @@
 package api_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"encoding/json"
 	"strings"
 	"sync"
@@ -11,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"petstore/db/dbtest"
+	"petstore/handlers/handlerstest"
 )
 
 // TestCatalogPaging follows Link rel="next" through pets, categories and

@@ -1,8 +1,6 @@
 package api_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"strings"
 	"testing"
 
@@ -10,6 +8,7 @@ import (
 
 	"petstore/db"
 	"petstore/db/dbtest"
+	"petstore/handlers/handlerstest"
 )
 
 // TestCatalogAPI covers GET/POST /pets, PUT/DELETE /pets/{id} and the

@@ -1,8 +1,6 @@
 package api_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"bufio"
 	"fmt"
 	"io"
@@ -16,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"petstore/db"
+	"petstore/handlers/handlerstest"
 	"petstore/web"
 )
 

@@ -1,8 +1,6 @@
 package api_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	"petstore/db/dbtest"
+	"petstore/handlers/handlerstest"
 )
 
 // TestAPIEventsOrderArrives places an order through the API while a staff

@@ -1,8 +1,6 @@
 package api_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,6 +12,7 @@ import (
 
 	"petstore/db"
 	"petstore/db/dbtest"
+	"petstore/handlers/handlerstest"
 )
 
 // wantReplay fails unless r replays first: the same status and body, marked

@@ -1,8 +1,6 @@
 package api_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"bytes"
 	"context"
 	"strings"
@@ -12,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"petstore/db/dbtest"
+	"petstore/handlers/handlerstest"
 )
 
 // TestKeysAPI covers /keys on both databases: issuing (the plain key once),

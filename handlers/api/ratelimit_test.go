@@ -1,8 +1,6 @@
 package api_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"fmt"
 	"testing"
 	"time"
@@ -10,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"petstore/db"
+	"petstore/handlers/handlerstest"
 	"petstore/web/ratelimit"
 )
 

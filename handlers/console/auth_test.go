@@ -1,8 +1,6 @@
 package console_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"net/http"
 	"net/url"
 	"strings"
@@ -13,6 +11,7 @@ import (
 
 	"petstore/db"
 	"petstore/handlers"
+	"petstore/handlers/handlerstest"
 	"petstore/web/ratelimit"
 )
 

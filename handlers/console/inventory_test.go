@@ -1,8 +1,6 @@
 package console_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"context"
 	"net/http"
 	"net/url"
@@ -10,6 +8,7 @@ import (
 
 	"petstore/db"
 	"petstore/db/dbtest"
+	"petstore/handlers/handlerstest"
 )
 
 func TestConsoleInventory(t *testing.T) {

@@ -1,8 +1,6 @@
 package console_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"context"
 	"net/http"
 	"net/url"
@@ -11,6 +9,7 @@ import (
 
 	"petstore/db"
 	"petstore/handlers"
+	"petstore/handlers/handlerstest"
 	"petstore/web/ratelimit"
 )
 

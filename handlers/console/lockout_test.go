@@ -1,14 +1,13 @@
 package console_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
 	"petstore/db/dbtest"
+	"petstore/handlers/handlerstest"
 )
 
 // Twenty wrong passwords at once: each attempt is recorded before it is

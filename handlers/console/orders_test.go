@@ -1,14 +1,13 @@
 package console_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"context"
 	"net/http"
 	"strings"
 	"testing"
 
 	"petstore/db"
+	"petstore/handlers/handlerstest"
 )
 
 func TestConsoleOrders(t *testing.T) {

@@ -1,13 +1,12 @@
 package console_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"maps"
 	"net/http"
 	"testing"
 
 	"petstore/db/dbtest"
+	"petstore/handlers/handlerstest"
 )
 
 // TestConsoleSignOutEndsCopies: the console's sign-in lives on the server

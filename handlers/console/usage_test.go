@@ -1,8 +1,6 @@
 package console_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"context"
 	"io"
 	"log/slog"
@@ -16,6 +14,7 @@ import (
 
 	"petstore/db"
 	"petstore/handlers"
+	"petstore/handlers/handlerstest"
 	"petstore/web/ratelimit"
 )
 

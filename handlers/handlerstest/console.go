@@ -162,19 +162,14 @@ func (b *Browser) Send(method, path string, form url.Values, htmx bool) *Page {
 // WantStatus fails the test unless the answer has that status.
 func (p *Page) WantStatus(status int) *Page {
 	p.T.Helper()
-	if p.Status != status {
-		p.T.Fatalf("status = %d, want %d; body:\n%s", p.Status, status, p.Body)
-	}
+	wantAnswer(p.T, p.Response, string(p.Body), status, "")
 	return p
 }
 
 // WantRedirect fails unless the answer redirects (303) to location.
 func (p *Page) WantRedirect(location string) *Page {
 	p.T.Helper()
-	p.WantStatus(http.StatusSeeOther)
-	if got := p.Header.Get("Location"); got != location {
-		p.T.Fatalf("Location = %q, want %q", got, location)
-	}
+	wantAnswer(p.T, p.Response, string(p.Body), http.StatusSeeOther, location)
 	return p
 }
 

@@ -38,8 +38,8 @@ func NewShopClient(t *testing.T, a *App) *ShopClient {
 	return s
 }
 
-// shopResp is a finished exchange with its parsed HTML.
-type shopResp struct {
+// ShopPage is a finished exchange with its parsed HTML.
+type ShopPage struct {
 	T      *testing.T
 	Status int
 	Header http.Header
@@ -48,7 +48,7 @@ type shopResp struct {
 }
 
 // Send makes a request with the jar's cookies and keeps what it sets.
-func (s *ShopClient) Send(method, path, body string, header map[string]string) *shopResp {
+func (s *ShopClient) Send(method, path, body string, header map[string]string) *ShopPage {
 	s.T.Helper()
 	h := map[string]string{}
 	var pairs []string
@@ -76,7 +76,7 @@ func (s *ShopClient) Send(method, path, body string, header map[string]string) *
 			s.Cookies[c.Name] = c.Value
 		}
 	}
-	out := &shopResp{T: s.T, Status: res.Status, Header: res.Header, Body: string(res.Body)}
+	out := &ShopPage{T: s.T, Status: res.Status, Header: res.Header, Body: string(res.Body)}
 	if doc, err := goquery.NewDocumentFromReader(bytes.NewReader(res.Body)); err == nil {
 		out.Doc = doc
 		if hx, ok := doc.Find("body").Attr("hx-headers"); ok {
@@ -90,13 +90,13 @@ func (s *ShopClient) Send(method, path, body string, header map[string]string) *
 }
 
 // Get loads a page; hx makes it an htmx request.
-func (s *ShopClient) Get(path string, hx ...bool) *shopResp {
+func (s *ShopClient) Get(path string, hx ...bool) *ShopPage {
 	s.T.Helper()
 	return s.Send(http.MethodGet, path, "", hxHeader(hx))
 }
 
 // Post submits a form with the page's CSRF token (unless form sets _csrf).
-func (s *ShopClient) Post(path string, form url.Values, hx ...bool) *shopResp {
+func (s *ShopClient) Post(path string, form url.Values, hx ...bool) *ShopPage {
 	s.T.Helper()
 	if form == nil {
 		form = url.Values{}
@@ -109,7 +109,7 @@ func (s *ShopClient) Post(path string, form url.Values, hx ...bool) *shopResp {
 
 // Submit posts a form as a browser does: a 303 is followed, and the page
 // it leads to (which shows and so clears the flash) is the answer.
-func (s *ShopClient) Submit(path string, form url.Values) *shopResp {
+func (s *ShopClient) Submit(path string, form url.Values) *ShopPage {
 	s.T.Helper()
 	r := s.Post(path, form)
 	if r.Status != http.StatusSeeOther {
@@ -126,26 +126,33 @@ func hxHeader(hx []bool) map[string]string {
 }
 
 // WantStatus fails the test unless the status is as given.
-func (r *shopResp) WantStatus(status int) *shopResp {
+func (r *ShopPage) WantStatus(status int) *ShopPage {
 	r.T.Helper()
-	if r.Status != status {
-		r.T.Fatalf("status = %d, want %d; body:\n%s", r.Status, status, r.Body)
-	}
+	wantAnswer(r.T, &Response{Status: r.Status, Header: r.Header}, r.Body, status, "")
 	return r
 }
 
 // WantRedirect fails unless the answer is a 303 to location.
-func (r *shopResp) WantRedirect(location string) *shopResp {
+func (r *ShopPage) WantRedirect(location string) *ShopPage {
 	r.T.Helper()
-	r.WantStatus(http.StatusSeeOther)
-	if got := r.Header.Get("Location"); got != location {
-		r.T.Fatalf("Location = %q, want %q", got, location)
-	}
+	wantAnswer(r.T, &Response{Status: r.Status, Header: r.Header}, r.Body, http.StatusSeeOther, location)
 	return r
 }
 
+// wantAnswer fails t unless the answer r (with body) has status and, when
+// location is not "", redirects there.
+func wantAnswer(t *testing.T, r *Response, body string, status int, location string) {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status = %d, want %d; body:\n%s", r.Status, status, body)
+	}
+	if got := r.Header.Get("Location"); location != "" && got != location {
+		t.Fatalf("Location = %q, want %q", got, location)
+	}
+}
+
 // Find selects in the page.
-func (r *shopResp) Find(sel string) *goquery.Selection {
+func (r *ShopPage) Find(sel string) *goquery.Selection {
 	r.T.Helper()
 	if r.Doc == nil {
 		r.T.Fatalf("not HTML: %s", r.Body)
@@ -154,13 +161,13 @@ func (r *shopResp) Find(sel string) *goquery.Selection {
 }
 
 // TestID selects the elements with that data-testid.
-func (r *shopResp) TestID(id string) *goquery.Selection {
+func (r *ShopPage) TestID(id string) *goquery.Selection {
 	r.T.Helper()
 	return r.Find(`[data-testid="` + id + `"]`)
 }
 
 // Texts is the trimmed text of each element with that data-testid.
-func (r *shopResp) Texts(id string) []string {
+func (r *ShopPage) Texts(id string) []string {
 	r.T.Helper()
 	var out []string
 	r.TestID(id).Each(func(_ int, s *goquery.Selection) {
@@ -170,13 +177,13 @@ func (r *shopResp) Texts(id string) []string {
 }
 
 // Text is the trimmed text of the elements with that data-testid.
-func (r *shopResp) Text(id string) string {
+func (r *ShopPage) Text(id string) string {
 	r.T.Helper()
 	return strings.Join(r.Texts(id), " | ")
 }
 
 // IsFullPage reports whether the answer is a whole document.
-func (r *shopResp) IsFullPage() bool {
+func (r *ShopPage) IsFullPage() bool {
 	return strings.Contains(r.Body, "<!doctype html>") || strings.Contains(r.Body, "<!DOCTYPE html>")
 }
 

@@ -1,12 +1,12 @@
 package shop_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+
+	"petstore/handlers/handlerstest"
 )
 
 func TestShopPetPage(t *testing.T) {

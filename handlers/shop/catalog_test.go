@@ -1,8 +1,6 @@
 package shop_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"fmt"
 	"net/http"
 	"slices"
@@ -10,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"petstore/handlers/handlerstest"
 )
 
 // catalogSeed is a small catalog: dogs and cats in every status.

@@ -1,14 +1,13 @@
 package shop_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"net/http"
 	"strings"
 	"testing"
 
 	"petstore/db/dbtest"
 	"petstore/handlers"
+	"petstore/handlers/handlerstest"
 	"petstore/web/ratelimit"
 )
 

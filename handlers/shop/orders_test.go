@@ -1,8 +1,6 @@
 package shop_test
 
 import (
-	"petstore/handlers/handlerstest"
-
 	"net/http"
 	"slices"
 	"strconv"
@@ -13,6 +11,7 @@ import (
 
 	"petstore/db"
 	"petstore/db/dbtest"
+	"petstore/handlers/handlerstest"
 )
 
 func TestShopCheckout(t *testing.T) {
