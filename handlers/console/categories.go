@@ -1,7 +1,6 @@
 package console
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 
@@ -38,9 +37,8 @@ func (h *Handler) renderCategoryForm(c *fiber.Ctx, status int, v view.CategoryFo
 // categoryFormFailed re-renders the form with the store's messages: 422
 // for invalid values, 409 for a taken name.
 func (h *Handler) categoryFormFailed(c *fiber.Ctx, err error, v view.CategoryFormView) error {
-	var coded *db.Error
-	status := web.ProblemOf(err).Status
-	if !errors.As(err, &coded) || (status != fiber.StatusUnprocessableEntity && status != fiber.StatusConflict) {
+	coded, status := refusalOf(err, fiber.StatusUnprocessableEntity, fiber.StatusConflict)
+	if coded == nil {
 		return err
 	}
 	v.Errors, v.Problem = view.FieldErrorsOf(coded, "name", "description")

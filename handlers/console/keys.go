@@ -1,7 +1,6 @@
 package console
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 
@@ -51,18 +50,11 @@ func keyForm(c *fiber.Ctx, withRole bool) (db.NewAPIKey, view.KeyForm) {
 
 // keyFormErrors merges the store's messages into the form.
 func keyFormErrors(err error, f *view.KeyForm) (int, bool) {
-	var coded *db.Error
-	status := web.ProblemOf(err).Status
-	if !errors.As(err, &coded) || status != fiber.StatusUnprocessableEntity {
+	coded, status := refusalOf(err, fiber.StatusUnprocessableEntity)
+	if coded == nil {
 		return status, false
 	}
-	fe, problem := view.FieldErrorsOf(coded, keyFormFields...)
-	for k, msg := range fe {
-		if f.Errors[k] == "" {
-			f.Errors[k] = msg
-		}
-	}
-	f.Problem = problem
+	f.Problem = mergeFieldErrors(f.Errors, coded, keyFormFields...)
 	return status, true
 }
 

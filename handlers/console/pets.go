@@ -2,7 +2,6 @@ package console
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 
@@ -63,18 +62,11 @@ func petForm(c *fiber.Ctx, withStatus bool) (db.NewPet, view.PetFormView) {
 // petFormFailed re-renders the pet form with the store's messages: 422
 // for invalid values, 409 for a refused status change.
 func (h *Handler) petFormFailed(c *fiber.Ctx, err error, v view.PetFormView) error {
-	var coded *db.Error
-	status := web.ProblemOf(err).Status
-	if !errors.As(err, &coded) || (status != fiber.StatusUnprocessableEntity && status != fiber.StatusConflict) {
+	coded, status := refusalOf(err, fiber.StatusUnprocessableEntity, fiber.StatusConflict)
+	if coded == nil {
 		return err
 	}
-	fe, problem := view.FieldErrorsOf(coded, "name", "categoryId", "status")
-	for k, msg := range fe {
-		if v.Errors[k] == "" {
-			v.Errors[k] = msg
-		}
-	}
-	v.Problem = problem
+	v.Problem = mergeFieldErrors(v.Errors, coded, "name", "categoryId", "status")
 	return h.renderPetForm(c, status, v)
 }
 

@@ -2,6 +2,7 @@ package console
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gorilla/sessions"
@@ -86,9 +87,8 @@ func (h *Handler) done(c *fiber.Ctx, back, msg string, fragment func() error) er
 // error (409 or 422): the fragment with that status for htmx, else a
 // redirect to back with the message. Other errors go to the error handler.
 func (h *Handler) refused(c *fiber.Ctx, err error, back string, fragment func(msg string) error) error {
-	var coded *db.Error
-	status := web.ProblemOf(err).Status
-	if !errors.As(err, &coded) || (status != fiber.StatusConflict && status != fiber.StatusUnprocessableEntity) {
+	coded, status := refusalOf(err, fiber.StatusConflict, fiber.StatusUnprocessableEntity)
+	if coded == nil {
 		return err
 	}
 	msg := coded.Message
@@ -100,4 +100,29 @@ func (h *Handler) refused(c *fiber.Ctx, err error, back string, fragment func(ms
 		return fragment(msg)
 	}
 	return h.flashRedirect(c, "error", msg, back)
+}
+
+// refusalOf is the store's refusal err, when it is one the page shows
+// (a coded error whose status, 422 invalid values or 409 a conflict, is
+// among statuses), with that status; nil for anything else, which goes to
+// the error handler.
+func refusalOf(err error, statuses ...int) (*db.Error, int) {
+	var coded *db.Error
+	status := web.ProblemOf(err).Status
+	if !errors.As(err, &coded) || !slices.Contains(statuses, status) {
+		return nil, status
+	}
+	return coded, status
+}
+
+// mergeFieldErrors adds the refusal's messages for fields to errs, where
+// the form has none of its own, and returns the message for no field.
+func mergeFieldErrors(errs view.FieldErrors, coded *db.Error, fields ...string) string {
+	fe, problem := view.FieldErrorsOf(coded, fields...)
+	for k, msg := range fe {
+		if errs[k] == "" {
+			errs[k] = msg
+		}
+	}
+	return problem
 }
