@@ -117,6 +117,23 @@ func measureRawQuery(ctx context.Context, databaseURL string, workers int, warmu
 	}
 	defer store.Close()
 	filter := db.PetFilter{Page: db.Page{Limit: 20}}
+	ph, err := closedLoop(ctx, workers, warmup, d, func(ctx context.Context) error {
+		pets, _, err := store.FindPets(ctx, filter)
+		if err == nil && len(pets) != 20 {
+			err = fmt.Errorf("FindPets returned %d pets, want 20", len(pets))
+		}
+		return err
+	})
+	if err != nil {
+		return phase{}, fmt.Errorf("raw query: %w", err)
+	}
+	return ph, nil
+}
+
+// closedLoop calls op from workers goroutines, each as soon as its last
+// call returned, for warmup (not measured) and then d. It reports calls per
+// second and their latency; the first error ends the run.
+func closedLoop(ctx context.Context, workers int, warmup, d time.Duration, op func(context.Context) error) (phase, error) {
 	loop := func(d time.Duration) (phase, error) {
 		ctx, cancel := context.WithTimeout(ctx, d)
 		defer cancel()
@@ -134,12 +151,9 @@ func measureRawQuery(ctx context.Context, databaseURL string, workers int, warmu
 				var mine []time.Duration
 				for ctx.Err() == nil {
 					t0 := time.Now()
-					pets, _, err := store.FindPets(ctx, filter)
+					err := op(ctx)
 					if ctx.Err() != nil {
-						break // cut off by the deadline: not a full query
-					}
-					if err == nil && len(pets) != 20 {
-						err = fmt.Errorf("FindPets returned %d pets, want 20", len(pets))
+						break // cut off by the deadline: not a whole call
 					}
 					if err != nil {
 						mu.Lock()
@@ -157,7 +171,7 @@ func measureRawQuery(ctx context.Context, databaseURL string, workers int, warmu
 		wg.Wait()
 		elapsed := time.Since(start)
 		if firstErr != nil {
-			return phase{}, fmt.Errorf("raw query: %w", firstErr)
+			return phase{}, firstErr
 		}
 		slices.Sort(all)
 		return phase{Requests: len(all), Rate: float64(len(all)) / elapsed.Seconds(),

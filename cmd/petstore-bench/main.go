@@ -4,8 +4,10 @@
 // main endpoints with vegeta: the peak rate, its latency, and the p99 at
 // half that rate. In the same run it measures two ceilings for the pets
 // list — a bare Fiber route serving the same bytes, and the raw page query
-// — and prints a table with every rate as a share of the lower one, the
-// server's peak RSS, and the project's targets marked met or missed.
+// — and one for orders, the raw order transaction through sqlx; it checks
+// that no unit was oversold, and prints a table with every rate as a share
+// of its ceiling, the server's peak RSS, and the project's targets marked
+// met or missed.
 package main
 
 import (
@@ -58,10 +60,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("petstore-bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "how long each endpoint is attacked at its peak (and the raw query runs)")
+	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "how long each endpoint is attacked at its peak (and each raw ceiling runs)")
 	fs.DurationVar(&o.Half, "half-duration", 4*time.Second, "how long each endpoint is attacked at half its peak rate (0 skips)")
 	fs.DurationVar(&o.Warmup, "warmup", 2*time.Second, "unmeasured load before each measurement")
-	fs.IntVar(&o.Workers, "workers", 32, "concurrent requests at peak (vegeta workers; also the raw-query goroutines)")
+	fs.IntVar(&o.Workers, "workers", 32, "concurrent requests at peak (vegeta workers; also the goroutines of the raw query and the raw order transaction)")
 	dbs := fs.String("databases", "sqlite,postgres", "comma-separated databases to measure: sqlite, postgres")
 	fs.StringVar(&o.PostgresURL, "postgres-url", "postgres://postgres@127.0.0.1:5432/petstore_bench?sslmode=disable",
 		"scratch PostgreSQL database (DROPPED and recreated)")
@@ -111,7 +113,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	loadBefore := loadAverage()
-	rep := &report{RSS: map[string]int64{}, Settings: fmt.Sprintf(
+	rep := &report{RSS: map[string]int64{}, Stock: map[string]stockCheck{}, Settings: fmt.Sprintf(
 		"%d pets seeded; per endpoint %s warm-up, %s at peak (%d workers), %s at half the peak rate; %d CPUs shared by generator and server.",
 		o.Pets, o.Warmup, o.Duration, o.Workers, o.Half, runtime.NumCPU())}
 	var page []byte
@@ -223,6 +225,19 @@ func benchDatabase(ctx context.Context, database, bin, tmp string, o options, re
 		return nil, err
 	}
 	rep.Rows = append(rep.Rows, row{Endpoint: ceilingQuery, Database: database, Rate: q.Rate, P50: q.P50, P99: q.P99})
+
+	logf("%s: ceiling: raw order transaction, %d goroutines", database, o.Workers)
+	w, err := measureRawWrite(ctx, url, stocked, o.Workers, min(o.Warmup, time.Second), o.Duration)
+	if err != nil {
+		return nil, err
+	}
+	rep.Rows = append(rep.Rows, row{Endpoint: ceilingWrite, Database: database, Rate: w.Rate, P50: w.P50, P99: w.P99})
+	summary, err := checkNoOversell(ctx, url, stocked)
+	if summary == "" {
+		return nil, err
+	}
+	logf("%s: %s", database, summary)
+	rep.Stock[database] = stockCheck{Summary: summary, OK: err == nil}
 	return page, nil
 }
 

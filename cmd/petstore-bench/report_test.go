@@ -95,6 +95,8 @@ func sample() *report {
 	return &report{
 		Databases: []string{dbSQLite, dbPostgres},
 		RSS:       map[string]int64{dbSQLite: 60 << 20, dbPostgres: 200 << 20},
+		Stock: map[string]stockCheck{dbSQLite: {Summary: "sqlite sums", OK: true},
+			dbPostgres: {Summary: "postgres sums", OK: false}},
 		Rows: []row{
 			{Endpoint: petsList, Database: dbSQLite, Rate: 6000, P50: 2 * time.Millisecond, P99: 9 * time.Millisecond, HalfP99: 4 * time.Millisecond},
 			{Endpoint: placeOrders, Database: dbSQLite, Rate: 3500, P50: 3 * time.Millisecond, P99: 12 * time.Millisecond, HalfP99: 6 * time.Millisecond},
@@ -103,6 +105,8 @@ func sample() *report {
 			{Endpoint: placeOrders, Database: dbPostgres, Rate: 150, HalfP99: 10 * time.Millisecond},
 			{Endpoint: ceilingQuery, Database: dbPostgres, Rate: 2500},
 			{Endpoint: ceilingBare, Rate: 10000, P50: time.Millisecond, P99: 5 * time.Millisecond},
+			{Endpoint: ceilingWrite, Database: dbSQLite, Rate: 5000},
+			{Endpoint: ceilingWrite, Database: dbPostgres, Rate: 1000},
 		},
 	}
 }
@@ -124,6 +128,15 @@ func TestCeilingAndRatio(t *testing.T) {
 	if got, want := r.ratio(r.Rows[6]), "4.00"; got != want {
 		t.Errorf("ratio(bare) = %q, want %q (against the lowest ceiling)", got, want)
 	}
+	if got, want := r.ratio(r.Rows[1]), "0.70"; got != want {
+		t.Errorf("ratio(orders on sqlite) = %q, want %q (against the raw order transaction)", got, want)
+	}
+	if got, want := r.ratio(r.Rows[4]), "0.15"; got != want {
+		t.Errorf("ratio(orders on postgres) = %q, want %q (against the raw order transaction)", got, want)
+	}
+	if got, want := r.ratio(r.Rows[8]), "1.00"; got != want {
+		t.Errorf("ratio(write ceiling) = %q, want %q", got, want)
+	}
 	none := &report{Rows: []row{{Endpoint: petsList, Database: dbSQLite, Rate: 5}}}
 	if got, want := none.ratio(none.Rows[0]), "–"; got != want {
 		t.Errorf("ratio without ceilings = %q, want %q", got, want)
@@ -134,7 +147,7 @@ func TestTable(t *testing.T) {
 	var b strings.Builder
 	sample().writeTable(&b)
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-	if got, want := len(lines), 2+7; got != want {
+	if got, want := len(lines), 2+9; got != want {
 		t.Fatalf("%d lines, want %d:\n%s", got, want, b.String())
 	}
 	width := len([]rune(lines[0]))
@@ -163,13 +176,17 @@ func TestTargets(t *testing.T) {
 		got[tg.Goal] = tg
 	}
 	want := map[string]bool{
-		"pets list ≥ 50% of ceiling on sqlite":             true,
-		"pets list ≥ 50% of ceiling on postgres":           false,
-		"POST orders ≥ 3,000/s on sqlite":                  true,
-		"POST orders ≥ 2,000/s on postgres":                false,
-		"p99 < 25.00 ms at half the peak rate (every row)": false,
-		"server RSS < 150 MB on sqlite":                    true,
-		"server RSS < 150 MB on postgres":                  false,
+		"pets list ≥ 50% of ceiling on sqlite":                       true,
+		"pets list ≥ 50% of ceiling on postgres":                     false,
+		"POST orders ≥ 3,000/s on sqlite":                            true,
+		"POST orders ≥ 2,000/s on postgres":                          false,
+		"POST orders ≥ 50% of the raw order transaction on sqlite":   true,
+		"POST orders ≥ 50% of the raw order transaction on postgres": false,
+		"zero oversell on sqlite":                                    true,
+		"zero oversell on postgres":                                  false,
+		"p99 < 25.00 ms at half the peak rate (every row)":           false,
+		"server RSS < 150 MB on sqlite":                              true,
+		"server RSS < 150 MB on postgres":                            false,
 	}
 	if len(got) != len(want) {
 		t.Errorf("%d targets, want %d: %v", len(got), len(want), got)
