@@ -197,3 +197,19 @@ func (tx *Tx) checkCategory(ctx context.Context, id int64) error {
 	}
 	return nil
 }
+
+// CountPetsByCategory counts the live pets of every category that has any.
+func (s *Store) CountPetsByCategory(ctx context.Context) (map[int64]int, error) {
+	var rows []struct {
+		CategoryID int64 `db:"category_id"`
+		N          int   `db:"n"`
+	}
+	if err := s.sel(ctx, &rows, `SELECT category_id, count(*) AS n FROM pets WHERE deleted_at IS NULL GROUP BY category_id`); err != nil {
+		return nil, fmt.Errorf("count pets by category: %w", err)
+	}
+	m := make(map[int64]int, len(rows))
+	for _, r := range rows {
+		m[r.CategoryID] = r.N
+	}
+	return m, nil
+}

@@ -96,3 +96,16 @@ func (s *Store) SetInventory(ctx context.Context, petID int64, u InventoryUpdate
 	}
 	return p.Inventory(), tx.Commit()
 }
+
+// FindLowStock lists available pets with at most maxStock in stock, the
+// scarcest first, at most limit of them.
+func (s *Store) FindLowStock(ctx context.Context, maxStock int64, limit int) ([]*Pet, error) {
+	var pets []*Pet
+	err := s.sel(ctx, &pets, `SELECT `+petCols+petFrom+`
+		WHERE p.deleted_at IS NULL AND p.status = 'available' AND i.quantity <= $1
+		ORDER BY i.quantity, p.id LIMIT $2`, maxStock, limit)
+	if err != nil {
+		return nil, fmt.Errorf("find low stock: %w", err)
+	}
+	return pets, nil
+}

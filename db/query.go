@@ -36,7 +36,9 @@ func (w *where) String() string {
 	return " WHERE " + strings.Join(w.conds, " AND ")
 }
 
-// Page is the keyset window of a list: rows with id > AfterID, at most Limit.
+// Page is the keyset window of a list: at most Limit rows following the
+// row AfterID in the list's order. Lists go by id, oldest first; a list
+// newest first (the console's orders) takes the rows below AfterID.
 type Page struct {
 	AfterID int64
 	Limit   int
@@ -62,6 +64,15 @@ func (p Page) clause(w *where, col string) string {
 		w.add(col + " > " + w.arg(p.AfterID))
 	}
 	return " ORDER BY " + col + " LIMIT " + strconv.Itoa(p.limit()+1)
+}
+
+// newestFirst is clause for a list in descending col order: AfterID is
+// the last id of the page before, so the rows that follow have smaller ids.
+func (p Page) newestFirst(w *where, col string) string {
+	if p.AfterID > 0 {
+		w.add(col + " < " + w.arg(p.AfterID))
+	}
+	return " ORDER BY " + col + " DESC LIMIT " + strconv.Itoa(p.limit()+1)
 }
 
 // trim cuts the extra row and reports whether there was one.
