@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -23,13 +24,19 @@ const (
 	PlanEnterprise = "enterprise"
 )
 
+// Plans are the plan names, in the order the console offers them.
+var Plans = []string{PlanFree, PlanPro, PlanBusiness, PlanEnterprise}
+
 // Limits are the two windows' sizes of a plan.
 type Limits struct {
 	PerMinute int64
 	PerDay    int64
 }
 
-// PlanLimits are the fixed plans; enterprise keys carry their own numbers.
+// PlanLimits is SPEC §6's table of the fixed plans, the only copy: a key
+// stores its limits when issued or changed, and the rate limiter takes
+// them from the key (anonymous callers from the free plan here).
+// Enterprise is absent on purpose: its keys carry their own numbers.
 var PlanLimits = map[string]Limits{
 	PlanFree:     {60, 1_000},
 	PlanPro:      {300, 10_000},
@@ -122,7 +129,7 @@ func (k *NewAPIKey) validate(current *APIKey) (Limits, error) {
 	} else if k.Plan != nil {
 		// Any plan sent that is none of these, "" included (a missing plan
 		// was reported above).
-		p.Add("plan", "must be one of free, pro, business, enterprise")
+		p.Add("plan", "must be one of %s", strings.Join(Plans, ", "))
 	}
 	return lim, p.Err()
 }

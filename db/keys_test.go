@@ -32,6 +32,21 @@ func mustCreateKey(t *testing.T, ctx context.Context, s *db.Store, in db.NewAPIK
 	return k, plain
 }
 
+// TestPlanLimits pins the plan table to SPEC §6; enterprise is not in it.
+func TestPlanLimits(t *testing.T) {
+	want := map[string]db.Limits{
+		db.PlanFree:     {PerMinute: 60, PerDay: 1_000},
+		db.PlanPro:      {PerMinute: 300, PerDay: 10_000},
+		db.PlanBusiness: {PerMinute: 1_000, PerDay: 100_000},
+	}
+	if diff := cmp.Diff(want, db.PlanLimits); diff != "" {
+		t.Errorf("PlanLimits (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"free", "pro", "business", "enterprise"}, db.Plans); diff != "" {
+		t.Errorf("Plans (-want +got):\n%s", diff)
+	}
+}
+
 func TestCreateAPIKey(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
