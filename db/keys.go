@@ -215,8 +215,10 @@ func (s *Store) FindAPIKeyByID(ctx context.Context, id int64) (*APIKey, error) {
 	return &k, s.fillBans(ctx, &k)
 }
 
-// UpdateAPIKey changes a key's name, role, plan or enterprise limits.
-// Errors: validation_failed, not_found.
+// UpdateAPIKey changes a key's name, role, plan or enterprise limits. A
+// revoked key is not_found on every surface (SPEC §2: a resource the caller
+// may not change; the API documents no other code for it), checked before
+// the input. Errors: validation_failed, not_found.
 func (s *Store) UpdateAPIKey(ctx context.Context, id int64, in NewAPIKey) (*APIKey, error) {
 	tx, err := s.begin(ctx)
 	if err != nil {
@@ -230,6 +232,9 @@ func (s *Store) UpdateAPIKey(ctx context.Context, id int64, in NewAPIKey) (*APIK
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find key: %w", err)
+	}
+	if k.RevokedAt != nil {
+		return nil, errKeyRevoked(id)
 	}
 	lim, err := in.validate(&k)
 	if err != nil {
@@ -245,9 +250,15 @@ func (s *Store) UpdateAPIKey(ctx context.Context, id int64, in NewAPIKey) (*APIK
 		k.Plan = *in.Plan
 	}
 	k.PerMinute, k.PerDay = lim.PerMinute, lim.PerDay
-	if _, err := tx.exec(ctx, `UPDATE api_keys SET name = $1, role = $2, plan = $3, per_minute = $4, per_day = $5 WHERE id = $6`,
-		k.Name, k.Role, k.Plan, k.PerMinute, k.PerDay, id); err != nil {
+	// revoked_at again: on PostgreSQL a revocation committed since the read
+	// above makes this match no row.
+	res, err := tx.exec(ctx, `UPDATE api_keys SET name = $1, role = $2, plan = $3, per_minute = $4, per_day = $5
+		WHERE id = $6 AND revoked_at IS NULL`, k.Name, k.Role, k.Plan, k.PerMinute, k.PerDay, id)
+	if err != nil {
 		return nil, fmt.Errorf("update key: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil, errKeyRevoked(id)
 	}
 	if err := tx.bumpAuthVersion(ctx); err != nil {
 		return nil, err
@@ -256,6 +267,10 @@ func (s *Store) UpdateAPIKey(ctx context.Context, id int64, in NewAPIKey) (*APIK
 		return nil, err
 	}
 	return &k, s.fillBans(ctx, &k)
+}
+
+func errKeyRevoked(id int64) error {
+	return Errorf(ENotFound, "API key %d is revoked.", id)
 }
 
 // RevokeAPIKey revokes a key for good. Revoking twice is fine.

@@ -294,6 +294,36 @@ func TestUpdateAPIKey(t *testing.T) {
 			_, err = s.FindAPIKeyByID(ctx, 4242)
 			wantCode(t, err, db.ENotFound)
 		})
+		// A revoked key cannot be changed, whichever surface asks (the
+		// console refused it before the API did): not_found, even for an
+		// update that would be invalid, and the key stays as revoked.
+		t.Run("ErrNotFoundRevoked", func(t *testing.T) {
+			s := open(t)
+			k, _ := mustCreateKey(t, ctx, s, newKey("a", db.RoleCustomer, db.PlanFree))
+			if err := s.RevokeAPIKey(ctx, k.ID); err != nil {
+				t.Fatal(err)
+			}
+			revoked, err := s.FindAPIKeyByID(ctx, k.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, in := range map[string]db.NewAPIKey{
+				"rename":       {Name: ptr("b")},
+				"toEnterprise": {Plan: ptr(db.PlanEnterprise), PerMinute: ptr(int64(5)), PerDay: ptr(int64(50))},
+				"invalid":      {Plan: ptr("gold")},
+			} {
+				got, err := s.UpdateAPIKey(ctx, k.ID, in)
+				if db.ErrorCode(err) != db.ENotFound || got != nil {
+					t.Errorf("%s: got %+v, %q (%v), want not_found", name, got, db.ErrorCode(err), err)
+				} else if msg := err.(*db.Error).Message; msg != fmt.Sprintf("API key %d is revoked.", k.ID) {
+					t.Errorf("%s: message %q", name, msg)
+				}
+			}
+			read, err := s.FindAPIKeyByID(ctx, k.ID)
+			if diff := cmp.Diff(revoked, read); err != nil || diff != "" {
+				t.Errorf("revoked key changed by refused updates (%v; -want +got):\n%s", err, diff)
+			}
+		})
 	})
 }
 
