@@ -34,7 +34,8 @@ func (s *Store) PlaceOrder(ctx context.Context, owner Owner, in NewOrder) (*Orde
 }
 
 // PlaceOrders places every line in one transaction: all or nothing. A
-// failing line comes back as a *LineError wrapping the codes of PlaceOrder.
+// failing line comes back as a *LineError wrapping the codes of PlaceOrder;
+// no lines at all is validation_failed (the storefront's empty cart).
 func (s *Store) PlaceOrders(ctx context.Context, owner Owner, lines []NewOrder) ([]*Order, error) {
 	return s.placeOrders(ctx, owner, lines, 0)
 }
@@ -42,6 +43,9 @@ func (s *Store) PlaceOrders(ctx context.Context, owner Owner, lines []NewOrder) 
 // placeOrders is PlaceOrders with, when maxOpenUnits > 0, the cap of
 // PlaceShopOrders on owner's open units.
 func (s *Store) placeOrders(ctx context.Context, owner Owner, lines []NewOrder, maxOpenUnits int64) ([]*Order, error) {
+	if len(lines) == 0 {
+		return nil, Errorf(EValidationFailed, "Nothing to order: give at least one pet.")
+	}
 	ships := make([]*time.Time, len(lines))
 	for i := range lines {
 		ship, err := lines[i].Validate()

@@ -124,6 +124,34 @@ func TestPlaceOrders(t *testing.T) {
 	})
 }
 
+// An order of nothing is refused on every surface, not placed as an empty
+// success (the storefront refused an empty cart before the store did).
+func TestPlaceOrdersErrNoLines(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		ctx := context.Background()
+		s := open(t)
+		for name, place := range map[string]func() ([]*db.Order, error){
+			"PlaceOrders":     func() ([]*db.Order, error) { return s.PlaceOrders(ctx, db.Owner{ShopperID: "b"}, nil) },
+			"PlaceShopOrders": func() ([]*db.Order, error) { return s.PlaceShopOrders(ctx, "b", 10, []db.NewOrder{}) },
+		} {
+			os, err := place()
+			if db.ErrorCode(err) != db.EValidationFailed || os != nil {
+				t.Errorf("%s: got %v, %q (%v), want validation_failed", name, os, db.ErrorCode(err), err)
+			}
+			var le *db.LineError
+			if errors.As(err, &le) {
+				t.Errorf("%s: error names line %d of none", name, le.Line)
+			}
+		}
+		if got := orderRows(t, ctx, s); got != 0 {
+			t.Fatalf("order rows: got %d, want 0", got)
+		}
+		if got, _ := s.LastEventID(ctx); got != 0 {
+			t.Fatalf("last event id: got %d, want 0", got)
+		}
+	})
+}
+
 // openUnits sums a shopper's open units straight from the table, so the
 // check does not trust the store's own query.
 func openUnits(tb testing.TB, ctx context.Context, s *db.Store, shopper string) int64 {
