@@ -26,10 +26,5 @@ func TestFindLowStock(t *testing.T) {
 		if pets[0].CategoryName != "Cats" || pets[0].Stock != 1 {
 			t.Errorf("pet = %+v", pets[0])
 		}
-		other := MustCreateCategory(t, ctx, s, "Empty")
-		counts, err := s.CountPetsByCategory(ctx)
-		if err != nil || counts[c.ID] != 4 || counts[other.ID] != 0 {
-			t.Errorf("pets by category = %v, %v; want 4 cats, no empties", counts, err)
-		}
 	})
 }
