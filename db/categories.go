@@ -54,15 +54,8 @@ func (s *Store) FindCategories(ctx context.Context, page Page) ([]*Category, boo
 
 // FindCategoryByID returns a live category. Errors: not_found.
 func (s *Store) FindCategoryByID(ctx context.Context, id int64) (*Category, error) {
-	var c Category
-	err := s.get(ctx, &c, `SELECT `+categoryCols+` FROM categories WHERE id = $1 AND deleted_at IS NULL`, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ENotFound, "Category %d not found.", id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("find category: %w", err)
-	}
-	return &c, nil
+	return findOne[Category](ctx, s.get, "category", notFound("Category", id),
+		`SELECT `+categoryCols+` FROM categories WHERE id = $1 AND deleted_at IS NULL`, id)
 }
 
 // CreateCategory adds a category. Errors: validation_failed, category_exists.
@@ -117,7 +110,7 @@ func (s *Store) UpdateCategory(ctx context.Context, id int64, in NewCategory) (*
 	err = tx.get(ctx, &c, `UPDATE categories SET name = $1, name_key = $2, description = $3
 		WHERE id = $4 AND deleted_at IS NULL RETURNING `+categoryCols, *in.Name, foldName(*in.Name), in.Description, id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ENotFound, "Category %d not found.", id)
+		return nil, notFound("Category", id)
 	}
 	if isUniqueViolation(err) {
 		return nil, errCategoryExists(*in.Name)
@@ -146,7 +139,7 @@ func (s *Store) DeleteCategory(ctx context.Context, id int64) error {
 		return fmt.Errorf("delete category: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return Errorf(ENotFound, "Category %d not found.", id)
+		return notFound("Category", id)
 	}
 	if pets > 0 {
 		return Errorf(ECategoryInUse, "Category %d still has %d pets.", id, pets)

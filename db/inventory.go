@@ -2,8 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 )
 
@@ -58,15 +56,8 @@ func (s *Store) FindInventory(ctx context.Context, f InventoryFilter) ([]*Invent
 
 // FindInventoryItem returns one live pet's entry. Errors: not_found.
 func (s *Store) FindInventoryItem(ctx context.Context, petID int64) (*InventoryItem, error) {
-	var it InventoryItem
-	err := s.get(ctx, &it, `SELECT `+inventoryCols+inventoryFrom+` WHERE i.pet_id = $1 AND p.deleted_at IS NULL`, petID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ENotFound, "Pet %d not found.", petID)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("find inventory item: %w", err)
-	}
-	return &it, nil
+	return findOne[InventoryItem](ctx, s.get, "inventory item", notFound("Pet", petID),
+		`SELECT `+inventoryCols+inventoryFrom+` WHERE i.pet_id = $1 AND p.deleted_at IS NULL`, petID)
 }
 
 // SetInventory sets a pet's stock and derives its status: n > 0 is

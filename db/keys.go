@@ -4,10 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -204,15 +202,16 @@ func (s *Store) FindAPIKeys(ctx context.Context, page Page) ([]*APIKey, bool, er
 
 // FindAPIKeyByID returns a key, revoked or not. Errors: not_found.
 func (s *Store) FindAPIKeyByID(ctx context.Context, id int64) (*APIKey, error) {
-	var k APIKey
-	err := s.get(ctx, &k, `SELECT `+keyCols+` FROM api_keys k WHERE k.id = $1`, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ENotFound, "API key %d not found.", id)
-	}
+	k, err := findAPIKey(ctx, s.get, id)
 	if err != nil {
-		return nil, fmt.Errorf("find key: %w", err)
+		return nil, err
 	}
-	return &k, s.fillBans(ctx, &k)
+	return k, s.fillBans(ctx, k)
+}
+
+// findAPIKey reads a key, revoked or not, without its ban. Errors: not_found.
+func findAPIKey(ctx context.Context, g getter, id int64) (*APIKey, error) {
+	return findOne[APIKey](ctx, g, "key", notFound("API key", id), `SELECT `+keyCols+` FROM api_keys k WHERE k.id = $1`, id)
 }
 
 // UpdateAPIKey changes a key's name, role, plan or enterprise limits. A
@@ -225,18 +224,14 @@ func (s *Store) UpdateAPIKey(ctx context.Context, id int64, in NewAPIKey) (*APIK
 		return nil, err
 	}
 	defer tx.Rollback()
-	var k APIKey
-	err = tx.get(ctx, &k, `SELECT `+keyCols+` FROM api_keys k WHERE k.id = $1`, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ENotFound, "API key %d not found.", id)
-	}
+	k, err := findAPIKey(ctx, tx.get, id)
 	if err != nil {
-		return nil, fmt.Errorf("find key: %w", err)
+		return nil, err
 	}
 	if k.RevokedAt != nil {
 		return nil, errKeyRevoked(id)
 	}
-	lim, err := in.validate(&k)
+	lim, err := in.validate(k)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +261,7 @@ func (s *Store) UpdateAPIKey(ctx context.Context, id int64, in NewAPIKey) (*APIK
 	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
-	return &k, s.fillBans(ctx, &k)
+	return k, s.fillBans(ctx, k)
 }
 
 func errKeyRevoked(id int64) error {
@@ -286,7 +281,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id int64) error {
 		return fmt.Errorf("revoke key: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return Errorf(ENotFound, "API key %d not found.", id)
+		return notFound("API key", id)
 	}
 	if err := tx.bumpAuthVersion(ctx); err != nil {
 		return err

@@ -2,8 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -148,23 +146,12 @@ func (s *Store) FindOrderByID(ctx context.Context, id int64, owner *Owner) (*Ord
 	return findOrder(ctx, s.get, id, owner, "")
 }
 
-// getter runs a query for one row: Store.get or Tx.get.
-type getter func(ctx context.Context, dest any, query string, args ...any) error
-
 func findOrder(ctx context.Context, g getter, id int64, owner *Owner, lock string) (*Order, error) {
 	var w where
 	w.add("o.id = " + w.arg(id))
 	w.add("o.state <> 'cancelled'")
 	ownerCond(&w, owner)
-	var o Order
-	err := g(ctx, &o, `SELECT `+orderCols+` FROM orders o`+w.String()+lock, w.args...)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ENotFound, "Order %d not found.", id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("find order: %w", err)
-	}
-	return &o, nil
+	return findOne[Order](ctx, g, "order", notFound("Order", id), `SELECT `+orderCols+` FROM orders o`+w.String()+lock, w.args...)
 }
 
 // ConsoleOrder is an order as the console lists it: with its pet's name
@@ -213,13 +200,6 @@ func (s *Store) FindConsoleOrders(ctx context.Context, f ConsoleOrderFilter) ([]
 // FindConsoleOrder returns one open or complete order as the console shows
 // it. Errors: not_found.
 func (s *Store) FindConsoleOrder(ctx context.Context, id int64) (*ConsoleOrder, error) {
-	var o ConsoleOrder
-	err := s.get(ctx, &o, `SELECT `+consoleOrderCols+consoleOrderFrom+` WHERE o.id = $1 AND o.state <> 'cancelled'`, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ENotFound, "Order %d not found.", id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("find console order: %w", err)
-	}
-	return &o, nil
+	return findOne[ConsoleOrder](ctx, s.get, "console order", notFound("Order", id),
+		`SELECT `+consoleOrderCols+consoleOrderFrom+` WHERE o.id = $1 AND o.state <> 'cancelled'`, id)
 }

@@ -2,8 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 )
 
@@ -100,15 +98,7 @@ func (s *Store) FindPets(ctx context.Context, f PetFilter) ([]*Pet, bool, error)
 
 // FindPetByID returns a live pet. Errors: not_found.
 func (s *Store) FindPetByID(ctx context.Context, id int64) (*Pet, error) {
-	var p Pet
-	err := s.get(ctx, &p, `SELECT `+petCols+petFrom+` WHERE p.id = $1 AND p.deleted_at IS NULL`, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ENotFound, "Pet %d not found.", id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("find pet: %w", err)
-	}
-	return &p, nil
+	return findOne[Pet](ctx, s.get, "pet", notFound("Pet", id), `SELECT `+petCols+petFrom+` WHERE p.id = $1 AND p.deleted_at IS NULL`, id)
 }
 
 // CreatePet adds a pet with its inventory entry: stock 1 when available,

@@ -1,6 +1,10 @@
 package db
 
 import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -73,6 +77,28 @@ func (p Page) newestFirst(w *where, col string) string {
 		w.add(col + " < " + w.arg(p.AfterID))
 	}
 	return " ORDER BY " + col + " DESC LIMIT " + strconv.Itoa(p.limit()+1)
+}
+
+// getter runs a query for one row: Store.get or Tx.get.
+type getter func(ctx context.Context, dest any, query string, args ...any) error
+
+// findOne reads the one row query selects into a new T. No row is
+// notFound; any other failure is wrapped with what was being found.
+func findOne[T any](ctx context.Context, g getter, what string, notFound error, query string, args ...any) (*T, error) {
+	var v T
+	err := g(ctx, &v, query, args...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find %s: %w", what, err)
+	}
+	return &v, nil
+}
+
+// notFound is the not_found error of a resource by id: "Pet 7 not found."
+func notFound(noun string, id int64) error {
+	return Errorf(ENotFound, "%s %d not found.", noun, id)
 }
 
 // trim cuts the extra row and reports whether there was one.
