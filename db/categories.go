@@ -26,11 +26,7 @@ type NewCategory struct {
 // Validate trims and checks the fields (SPEC §2).
 func (c *NewCategory) Validate() error {
 	var p Problems
-	if c.Name == nil {
-		p.Add("name", "is required")
-	} else {
-		checkName(&p, "name", c.Name)
-	}
+	checkName(&p, "name", c.Name)
 	if c.Description != nil {
 		checkDescription(&p, "description", *c.Description, MaxDescriptionLen)
 	}
@@ -60,6 +56,18 @@ func (s *Store) FindCategoryByID(ctx context.Context, id int64) (*Category, erro
 
 // CreateCategory adds a category. Errors: validation_failed, category_exists.
 func (s *Store) CreateCategory(ctx context.Context, in NewCategory) (*Category, error) {
+	return s.saveCategory(ctx, 0, in)
+}
+
+// UpdateCategory replaces a category's fields. Errors: validation_failed,
+// not_found, category_exists.
+func (s *Store) UpdateCategory(ctx context.Context, id int64, in NewCategory) (*Category, error) {
+	return s.saveCategory(ctx, id, in)
+}
+
+// saveCategory adds a category (id 0) or replaces category id, after
+// checking that no other live category has the name.
+func (s *Store) saveCategory(ctx context.Context, id int64, in NewCategory) (*Category, error) {
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
@@ -68,10 +76,15 @@ func (s *Store) CreateCategory(ctx context.Context, in NewCategory) (*Category, 
 		return nil, err
 	}
 	defer tx.Rollback()
-	if err := tx.checkCategoryName(ctx, *in.Name, 0); err != nil {
+	if err := tx.checkCategoryName(ctx, *in.Name, id); err != nil {
 		return nil, err
 	}
-	c, err := tx.insertCategory(ctx, in)
+	var c *Category
+	if id == 0 {
+		c, err = tx.insertCategory(ctx, in)
+	} else {
+		c, err = tx.updateCategory(ctx, id, in)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -92,22 +105,11 @@ func (tx *Tx) insertCategory(ctx context.Context, in NewCategory) (*Category, er
 	return &c, nil
 }
 
-// UpdateCategory replaces a category's fields. Errors: validation_failed,
-// not_found, category_exists.
-func (s *Store) UpdateCategory(ctx context.Context, id int64, in NewCategory) (*Category, error) {
-	if err := in.Validate(); err != nil {
-		return nil, err
-	}
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	if err := tx.checkCategoryName(ctx, *in.Name, id); err != nil {
-		return nil, err
-	}
+// updateCategory writes a validated category over a live one.
+// Errors: not_found, category_exists.
+func (tx *Tx) updateCategory(ctx context.Context, id int64, in NewCategory) (*Category, error) {
 	var c Category
-	err = tx.get(ctx, &c, `UPDATE categories SET name = $1, name_key = $2, description = $3
+	err := tx.get(ctx, &c, `UPDATE categories SET name = $1, name_key = $2, description = $3
 		WHERE id = $4 AND deleted_at IS NULL RETURNING `+categoryCols, *in.Name, foldName(*in.Name), in.Description, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("Category", id)
@@ -118,7 +120,7 @@ func (s *Store) UpdateCategory(ctx context.Context, id int64, in NewCategory) (*
 	if err != nil {
 		return nil, fmt.Errorf("update category: %w", err)
 	}
-	return &c, tx.Commit()
+	return &c, nil
 }
 
 // DeleteCategory removes a category that no live pet uses. It is kept in

@@ -75,11 +75,7 @@ type NewAPIKey struct {
 func (k *NewAPIKey) validate(current *APIKey) (Limits, error) {
 	var p Problems
 	if k.Name != nil || current == nil {
-		if k.Name == nil {
-			p.Add("name", "is required")
-		} else {
-			checkName(&p, "name", k.Name)
-		}
+		checkName(&p, "name", k.Name)
 	}
 	if k.Role != nil || current == nil {
 		if k.Role == nil {

@@ -39,11 +39,7 @@ type NewPet struct {
 // Validate trims and checks the fields that need no database.
 func (p *NewPet) Validate() error {
 	var pr Problems
-	if p.Name == nil {
-		pr.Add("name", "is required")
-	} else {
-		checkName(&pr, "name", p.Name)
-	}
+	checkName(&pr, "name", p.Name)
 	switch {
 	case p.CategoryID == nil:
 		pr.Add("categoryId", "is required")
