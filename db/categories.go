@@ -40,12 +40,7 @@ func (s *Store) FindCategories(ctx context.Context, page Page) ([]*Category, boo
 	var w where
 	w.add("deleted_at IS NULL")
 	tail := page.clause(&w, "id")
-	var cs []*Category
-	if err := s.sel(ctx, &cs, `SELECT `+categoryCols+` FROM categories`+w.String()+tail, w.args...); err != nil {
-		return nil, false, fmt.Errorf("find categories: %w", err)
-	}
-	cs, more := trim(cs, page)
-	return cs, more, nil
+	return selectPage[*Category](ctx, s, "categories", page, `SELECT `+categoryCols+` FROM categories`+w.String()+tail, w.args...)
 }
 
 // FindCategoryByID returns a live category. Errors: not_found.

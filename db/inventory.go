@@ -46,12 +46,7 @@ func (s *Store) FindInventory(ctx context.Context, f InventoryFilter) ([]*Invent
 		w.add("p.status IN " + in(&w, f.Statuses))
 	}
 	tail := f.Page.clause(&w, "i.pet_id")
-	var items []*InventoryItem
-	if err := s.sel(ctx, &items, `SELECT `+inventoryCols+inventoryFrom+w.String()+tail, w.args...); err != nil {
-		return nil, false, fmt.Errorf("find inventory: %w", err)
-	}
-	items, more := trim(items, f.Page)
-	return items, more, nil
+	return selectPage[*InventoryItem](ctx, s, "inventory", f.Page, `SELECT `+inventoryCols+inventoryFrom+w.String()+tail, w.args...)
 }
 
 // FindInventoryItem returns one live pet's entry. Errors: not_found.

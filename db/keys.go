@@ -188,11 +188,10 @@ func (tx *Tx) insertAPIKey(ctx context.Context, in NewAPIKey) (*APIKey, string, 
 func (s *Store) FindAPIKeys(ctx context.Context, page Page) ([]*APIKey, bool, error) {
 	var w where
 	tail := page.clause(&w, "k.id")
-	var ks []*APIKey
-	if err := s.sel(ctx, &ks, `SELECT `+keyCols+` FROM api_keys k`+w.String()+tail, w.args...); err != nil {
-		return nil, false, fmt.Errorf("find keys: %w", err)
+	ks, more, err := selectPage[*APIKey](ctx, s, "keys", page, `SELECT `+keyCols+` FROM api_keys k`+w.String()+tail, w.args...)
+	if err != nil {
+		return nil, false, err
 	}
-	ks, more := trim(ks, page)
 	return ks, more, s.fillBans(ctx, ks...)
 }
 

@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"fmt"
 	"time"
 )
 
@@ -132,12 +131,7 @@ func (s *Store) FindOrders(ctx context.Context, f OrderFilter) ([]*Order, bool, 
 	visibleOrders(&w, f.Complete, f.PetID)
 	ownerCond(&w, f.Owner)
 	tail := f.Page.clause(&w, "o.id")
-	var os []*Order
-	if err := s.sel(ctx, &os, `SELECT `+orderCols+` FROM orders o`+w.String()+tail, w.args...); err != nil {
-		return nil, false, fmt.Errorf("find orders: %w", err)
-	}
-	os, more := trim(os, f.Page)
-	return os, more, nil
+	return selectPage[*Order](ctx, s, "orders", f.Page, `SELECT `+orderCols+` FROM orders o`+w.String()+tail, w.args...)
 }
 
 // FindOrderByID returns an open or complete order the owner may see (nil
@@ -189,12 +183,7 @@ func (s *Store) FindConsoleOrders(ctx context.Context, f ConsoleOrderFilter) ([]
 	visibleOrders(&w, f.Complete, f.PetID)
 	page := Page{AfterID: f.BeforeID, Limit: f.Limit}
 	tail := page.newestFirst(&w, "o.id")
-	var os []*ConsoleOrder
-	if err := s.sel(ctx, &os, `SELECT `+consoleOrderCols+consoleOrderFrom+w.String()+tail, w.args...); err != nil {
-		return nil, false, fmt.Errorf("find console orders: %w", err)
-	}
-	os, more := trim(os, page)
-	return os, more, nil
+	return selectPage[*ConsoleOrder](ctx, s, "console orders", page, `SELECT `+consoleOrderCols+consoleOrderFrom+w.String()+tail, w.args...)
 }
 
 // FindConsoleOrder returns one open or complete order as the console shows

@@ -84,12 +84,7 @@ func (s *Store) FindPets(ctx context.Context, f PetFilter) ([]*Pet, bool, error)
 		w.add("p.id IN " + in(&w, f.IDs))
 	}
 	tail := f.Page.clause(&w, "p.id")
-	var pets []*Pet
-	if err := s.sel(ctx, &pets, `SELECT `+petCols+petFrom+w.String()+tail, w.args...); err != nil {
-		return nil, false, fmt.Errorf("find pets: %w", err)
-	}
-	pets, more := trim(pets, f.Page)
-	return pets, more, nil
+	return selectPage[*Pet](ctx, s, "pets", f.Page, `SELECT `+petCols+petFrom+w.String()+tail, w.args...)
 }
 
 // FindPetByID returns a live pet. Errors: not_found.

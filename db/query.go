@@ -101,6 +101,17 @@ func notFound(noun string, id int64) error {
 	return Errorf(ENotFound, "%s %d not found.", noun, id)
 }
 
+// selectPage runs a list query whose tail is page's clause (one row past
+// the page) and trims the rows to the page, reporting whether more follow.
+func selectPage[T any](ctx context.Context, s *Store, what string, page Page, query string, args ...any) ([]T, bool, error) {
+	var rows []T
+	if err := s.sel(ctx, &rows, query, args...); err != nil {
+		return nil, false, fmt.Errorf("find %s: %w", what, err)
+	}
+	rows, more := trim(rows, page)
+	return rows, more, nil
+}
+
 // trim cuts the extra row and reports whether there was one.
 func trim[T any](rows []T, p Page) ([]T, bool) {
 	if len(rows) > p.limit() {
