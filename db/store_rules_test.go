@@ -57,20 +57,24 @@ func TestRuleOrderPlaced(t *testing.T) {
 			mustOrder(t, ctx, s, db.Owner{}, p.ID, 3)
 			wantRule(t, ctx, s, p.ID, db.StatusPending, 0)
 		})
-		t.Run("ErrPetNotAvailablePending", func(t *testing.T) {
-			s, p := rulePet(t, open, 1)
-			mustOrder(t, ctx, s, db.Owner{}, p.ID, 1)
-			_, err := s.PlaceOrder(ctx, db.Owner{}, db.NewOrder{PetID: &p.ID, Quantity: ptr(int64(1))})
-			wantCode(t, err, db.EPetNotAvailable)
-			wantRule(t, ctx, s, p.ID, db.StatusPending, 0)
-		})
-		t.Run("ErrPetNotAvailableSold", func(t *testing.T) {
-			s, p := rulePet(t, open, 0)
-			wantRule(t, ctx, s, p.ID, db.StatusSold, 0)
-			_, err := s.PlaceOrder(ctx, db.Owner{}, db.NewOrder{PetID: &p.ID, Quantity: ptr(int64(1))})
-			wantCode(t, err, db.EPetNotAvailable)
-			wantRule(t, ctx, s, p.ID, db.StatusSold, 0)
-		})
+		for name, tc := range map[string]struct {
+			stock, ordered int64 // the pet's stock, then all of it ordered or not
+			status         string
+		}{
+			"ErrPetNotAvailablePending": {1, 1, db.StatusPending},
+			"ErrPetNotAvailableSold":    {0, 0, db.StatusSold},
+		} {
+			t.Run(name, func(t *testing.T) {
+				s, p := rulePet(t, open, tc.stock)
+				if tc.ordered > 0 {
+					mustOrder(t, ctx, s, db.Owner{}, p.ID, tc.ordered)
+				}
+				wantRule(t, ctx, s, p.ID, tc.status, 0)
+				_, err := s.PlaceOrder(ctx, db.Owner{}, db.NewOrder{PetID: &p.ID, Quantity: ptr(int64(1))})
+				wantCode(t, err, db.EPetNotAvailable)
+				wantRule(t, ctx, s, p.ID, tc.status, 0)
+			})
+		}
 		t.Run("ErrInsufficientStock", func(t *testing.T) {
 			s, p := rulePet(t, open, 2)
 			_, err := s.PlaceOrder(ctx, db.Owner{}, db.NewOrder{PetID: &p.ID, Quantity: ptr(int64(3))})
@@ -206,17 +210,26 @@ func setStatus(ctx context.Context, s *db.Store, p *db.Pet, status *string) (*db
 func TestRuleStaffSetsStatus(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
-		t.Run("OKAvailableToSold", func(t *testing.T) {
-			s, p := rulePet(t, open, 4)
-			got, err := setStatus(ctx, s, p, ptr(db.StatusSold))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Status != db.StatusSold || got.Stock != 0 {
-				t.Fatalf("returned pet = %s/%d, want sold/0", got.Status, got.Stock)
-			}
-			wantRule(t, ctx, s, p.ID, db.StatusSold, 0)
-		})
+		for name, tc := range map[string]struct {
+			stock     int64
+			to        string
+			wantStock int64
+		}{
+			"OKAvailableToSold": {4, db.StatusSold, 0},
+			"OKSoldToAvailable": {0, db.StatusAvailable, 1},
+		} {
+			t.Run(name, func(t *testing.T) {
+				s, p := rulePet(t, open, tc.stock)
+				got, err := setStatus(ctx, s, p, ptr(tc.to))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Status != tc.to || got.Stock != tc.wantStock {
+					t.Fatalf("returned pet = %s/%d, want %s/%d", got.Status, got.Stock, tc.to, tc.wantStock)
+				}
+				wantRule(t, ctx, s, p.ID, tc.to, tc.wantStock)
+			})
+		}
 		t.Run("OKAvailableToSoldAfterCompletedOrders", func(t *testing.T) {
 			s, p := rulePet(t, open, 4)
 			complete(t, ctx, s, mustOrder(t, ctx, s, db.Owner{}, p.ID, 1).ID)
@@ -231,17 +244,6 @@ func TestRuleStaffSetsStatus(t *testing.T) {
 			_, err := setStatus(ctx, s, p, ptr(db.StatusSold))
 			wantCode(t, err, db.EPetHasOpenOrders)
 			wantRule(t, ctx, s, p.ID, db.StatusAvailable, 3)
-		})
-		t.Run("OKSoldToAvailable", func(t *testing.T) {
-			s, p := rulePet(t, open, 0)
-			got, err := setStatus(ctx, s, p, ptr(db.StatusAvailable))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Status != db.StatusAvailable || got.Stock != 1 {
-				t.Fatalf("returned pet = %s/%d, want available/1", got.Status, got.Stock)
-			}
-			wantRule(t, ctx, s, p.ID, db.StatusAvailable, 1)
 		})
 		t.Run("ErrInvalidTransition", func(t *testing.T) {
 			for name, tc := range map[string]struct {
