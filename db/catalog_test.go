@@ -180,9 +180,7 @@ func TestPets(t *testing.T) {
 			}
 		})
 		t.Run("SoftDelete", func(t *testing.T) {
-			s := open(t)
-			c := MustCreateCategory(t, ctx, s, "Dogs")
-			p := MustCreatePet(t, ctx, s, c.ID, "Rex", 2)
+			s, p := storeWithPet(t, open, 2)
 			o := mustOrder(t, ctx, s, db.Owner{APIKeyID: 0}, p.ID, 1)
 			wantCode(t, s.DeletePet(ctx, p.ID), db.EPetHasOpenOrders)
 			if _, err := s.UpdateOrder(ctx, o.ID, db.OrderUpdate{Complete: ptr(true)}); err != nil {

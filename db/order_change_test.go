@@ -15,9 +15,7 @@ func TestUpdateOrder(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
 		setup := func(t *testing.T) (*db.Store, *db.Pet, *db.Order) {
-			s := open(t)
-			c := MustCreateCategory(t, ctx, s, "Dogs")
-			p := MustCreatePet(t, ctx, s, c.ID, "Rex", 5)
+			s, p := storeWithPet(t, open, 5)
 			return s, p, mustOrder(t, ctx, s, db.Owner{}, p.ID, 2)
 		}
 		t.Run("OK", func(t *testing.T) {

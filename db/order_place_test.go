@@ -13,9 +13,7 @@ import (
 func TestPlaceOrderValidation(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
-		s := open(t)
-		c := MustCreateCategory(t, ctx, s, "Dogs")
-		p := MustCreatePet(t, ctx, s, c.ID, "Rex", 2000)
+		s, p := storeWithPet(t, open, 2000)
 		one := ptr(int64(1))
 		ship, sent := shipDate(t)
 		for name, tc := range map[string]struct {

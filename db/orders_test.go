@@ -42,9 +42,7 @@ func orderRows(t *testing.T, ctx context.Context, s *db.Store) int {
 func TestOrderOwnership(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
-		s := open(t)
-		c := MustCreateCategory(t, ctx, s, "Dogs")
-		p := MustCreatePet(t, ctx, s, c.ID, "Rex", 10)
+		s, p := storeWithPet(t, open, 10)
 		keyA, keyB := mustAPIKey(t, ctx, s, "a"), mustAPIKey(t, ctx, s, "b")
 		ownerA, ownerB := db.Owner{APIKeyID: keyA.ID}, db.Owner{APIKeyID: keyB.ID}
 		shopper := db.Owner{ShopperID: "browser-1"}
@@ -153,9 +151,7 @@ func TestOrderFilters(t *testing.T) {
 func TestOrderCancelledIsHidden(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
-		s := open(t)
-		c := MustCreateCategory(t, ctx, s, "Dogs")
-		p := MustCreatePet(t, ctx, s, c.ID, "Rex", 3)
+		s, p := storeWithPet(t, open, 3)
 		o := mustOrder(t, ctx, s, db.Owner{}, p.ID, 2)
 		if err := s.CancelOrder(ctx, o.ID, nil); err != nil {
 			t.Fatal(err)
