@@ -226,6 +226,26 @@ func TestFindConsoleOrders(t *testing.T) {
 		if err != nil || !more || len(page) != 1 || page[0].ID != o2.ID {
 			t.Fatalf("page = %v, more %v, %v", ids(page), more, err)
 		}
+		// Paging one by one walks every order newest first; the last page
+		// says no more, as does a page that is exactly full.
+		var walked []int64
+		for before := int64(0); ; {
+			page, more, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{Limit: 1, BeforeID: before})
+			if err != nil || len(page) != 1 {
+				t.Fatalf("page before %d = %v, %v", before, ids(page), err)
+			}
+			walked = append(walked, page[0].ID)
+			if !more {
+				break
+			}
+			before = page[0].ID
+		}
+		if diff := cmp.Diff(ids(all), walked); diff != "" {
+			t.Fatalf("paged one by one (-want +got):\n%s", diff)
+		}
+		if full, more, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{Limit: 3}); err != nil || more || len(full) != 3 {
+			t.Fatalf("exactly full page = %v, more %v, %v", ids(full), more, err)
+		}
 		one, err := s.FindConsoleOrder(ctx, o2.ID)
 		if err != nil || one.PetName != "Polly" || one.Quantity != 2 {
 			t.Fatalf("order = %+v, %v", one, err)
