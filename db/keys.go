@@ -210,9 +210,10 @@ func findAPIKey(ctx context.Context, g getter, id int64) (*APIKey, error) {
 }
 
 // UpdateAPIKey changes a key's name, role, plan or enterprise limits. A
-// revoked key is not_found on every surface (SPEC §2: a resource the caller
-// may not change; the API documents no other code for it), checked before
-// the input. Errors: validation_failed, not_found.
+// revoked key cannot be changed, whichever surface asks: not_found, as the
+// console always answered and the only refusal besides 422 that the API
+// document lists for PATCH /keys/{keyId}; checked before the input.
+// Errors: validation_failed, not_found.
 func (s *Store) UpdateAPIKey(ctx context.Context, id int64, in NewAPIKey) (*APIKey, error) {
 	tx, err := s.begin(ctx)
 	if err != nil {
