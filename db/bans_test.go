@@ -45,14 +45,24 @@ func wantBanCount(t *testing.T, ctx context.Context, s *db.Store, subject string
 	}
 }
 
+// bannedStore opens a fresh store with every subject banned for 15
+// minutes from t0, and returns when the bans end.
+func bannedStore(t *testing.T, open dbtest.Open, t0 time.Time, subjects ...string) (*db.Store, time.Time) {
+	t.Helper()
+	s := open(t)
+	until := t0.Add(15 * time.Minute)
+	for _, subject := range subjects {
+		mustBan(t, context.Background(), s, subject, t0, until)
+	}
+	return s, until
+}
+
 func TestActiveBan(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
 		t0 := dbtest.Present(t)
 		t.Run("OK", func(t *testing.T) {
-			s := open(t)
-			until := t0.Add(15 * time.Minute)
-			mustBan(t, ctx, s, "key:1", t0, until)
+			s, until := bannedStore(t, open, t0, "key:1")
 			wantBan(t, ctx, s, "key:1", t0, until)
 			wantBan(t, ctx, s, "key:1", until.Add(-time.Second), until)
 			// The ban ends at until: not active then or later.
@@ -101,10 +111,7 @@ func TestLiftBan(t *testing.T) {
 		ctx := context.Background()
 		t0 := dbtest.Present(t)
 		t.Run("OK", func(t *testing.T) {
-			s := open(t)
-			until := t0.Add(15 * time.Minute)
-			mustBan(t, ctx, s, "key:1", t0, until)
-			mustBan(t, ctx, s, "key:2", t0, until)
+			s, until := bannedStore(t, open, t0, "key:1", "key:2")
 			if err := s.LiftBan(ctx, "key:1", t0.Add(time.Minute)); err != nil {
 				t.Fatal(err)
 			}

@@ -180,9 +180,7 @@ func TestPets(t *testing.T) {
 			}
 		})
 		t.Run("SoftDelete", func(t *testing.T) {
-			s := open(t)
-			c := MustCreateCategory(t, ctx, s, "Dogs")
-			p := MustCreatePet(t, ctx, s, c.ID, "Rex", 2)
+			s, p := storeWithPet(t, open, 2)
 			o := mustOrder(t, ctx, s, db.Owner{APIKeyID: 0}, p.ID, 1)
 			wantCode(t, s.DeletePet(ctx, p.ID), db.EPetHasOpenOrders)
 			if _, err := s.UpdateOrder(ctx, o.ID, db.OrderUpdate{Complete: ptr(true)}); err != nil {
@@ -207,5 +205,58 @@ func TestPets(t *testing.T) {
 			_, err = s.PlaceOrder(ctx, db.Owner{}, db.NewOrder{PetID: &p.ID, Quantity: ptr(int64(1))})
 			wantCode(t, err, db.EValidationFailed)
 		})
+	})
+}
+
+func TestFindPetSummaries(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		ctx := context.Background()
+		s := open(t)
+		cat := MustCreateCategory(t, ctx, s, "Dogs")
+		rex := MustCreatePet(t, ctx, s, cat.ID, "Rex", 2)
+		gone := MustCreatePet(t, ctx, s, cat.ID, "Gone", 1)
+		if err := s.DeletePet(ctx, gone.ID); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.FindPetSummaries(ctx, []int64{rex.ID, gone.ID, 9999})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[int64]*db.PetSummary{
+			rex.ID:  {ID: rex.ID, Name: "Rex", CategoryName: "Dogs"},
+			gone.ID: {ID: gone.ID, Name: "Gone", CategoryName: "Dogs", Deleted: true},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("summaries (-want +got):\n%s", diff)
+		}
+		if got, err := s.FindPetSummaries(ctx, nil); err != nil || len(got) != 0 {
+			t.Fatalf("no ids = %v, %v; want empty", got, err)
+		}
+	})
+}
+
+// CountPetsByCategory counts live pets, sold ones included, deleted ones
+// not, and leaves out categories without any.
+func TestCountPetsByCategory(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		ctx := context.Background()
+		s := open(t)
+		cats := MustCreateCategory(t, ctx, s, "Cats")
+		dogs := MustCreateCategory(t, ctx, s, "Dogs")
+		MustCreateCategory(t, ctx, s, "Empty")
+		MustCreatePet(t, ctx, s, cats.ID, "Plenty", 10)
+		MustCreatePet(t, ctx, s, cats.ID, "None", 0)
+		MustCreatePet(t, ctx, s, dogs.ID, "Rex", 1)
+		gone := MustCreatePet(t, ctx, s, dogs.ID, "Gone", 1)
+		if err := s.DeletePet(ctx, gone.ID); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.CountPetsByCategory(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(map[int64]int{cats.ID: 2, dogs.ID: 1}, got); diff != "" {
+			t.Errorf("pets by category (-want +got):\n%s", diff)
+		}
 	})
 }

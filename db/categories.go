@@ -26,11 +26,7 @@ type NewCategory struct {
 // Validate trims and checks the fields (SPEC §2).
 func (c *NewCategory) Validate() error {
 	var p Problems
-	if c.Name == nil {
-		p.Add("name", "is required")
-	} else {
-		checkName(&p, "name", c.Name)
-	}
+	checkName(&p, "name", c.Name)
 	if c.Description != nil {
 		checkDescription(&p, "description", *c.Description, MaxDescriptionLen)
 	}
@@ -44,29 +40,29 @@ func (s *Store) FindCategories(ctx context.Context, page Page) ([]*Category, boo
 	var w where
 	w.add("deleted_at IS NULL")
 	tail := page.clause(&w, "id")
-	var cs []*Category
-	if err := s.sel(ctx, &cs, `SELECT `+categoryCols+` FROM categories`+w.String()+tail, w.args...); err != nil {
-		return nil, false, fmt.Errorf("find categories: %w", err)
-	}
-	cs, more := trim(cs, page)
-	return cs, more, nil
+	return selectPage[*Category](ctx, s, "categories", page, `SELECT `+categoryCols+` FROM categories`+w.String()+tail, w.args...)
 }
 
 // FindCategoryByID returns a live category. Errors: not_found.
 func (s *Store) FindCategoryByID(ctx context.Context, id int64) (*Category, error) {
-	var c Category
-	err := s.get(ctx, &c, `SELECT `+categoryCols+` FROM categories WHERE id = $1 AND deleted_at IS NULL`, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ENotFound, "Category %d not found.", id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("find category: %w", err)
-	}
-	return &c, nil
+	return findOne[Category](ctx, s.get, "category", notFound("Category", id),
+		`SELECT `+categoryCols+` FROM categories WHERE id = $1 AND deleted_at IS NULL`, id)
 }
 
 // CreateCategory adds a category. Errors: validation_failed, category_exists.
 func (s *Store) CreateCategory(ctx context.Context, in NewCategory) (*Category, error) {
+	return s.saveCategory(ctx, 0, in)
+}
+
+// UpdateCategory replaces a category's fields. Errors: validation_failed,
+// not_found, category_exists.
+func (s *Store) UpdateCategory(ctx context.Context, id int64, in NewCategory) (*Category, error) {
+	return s.saveCategory(ctx, id, in)
+}
+
+// saveCategory adds a category (id 0) or replaces category id, after
+// checking that no other live category has the name.
+func (s *Store) saveCategory(ctx context.Context, id int64, in NewCategory) (*Category, error) {
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
@@ -75,10 +71,15 @@ func (s *Store) CreateCategory(ctx context.Context, in NewCategory) (*Category, 
 		return nil, err
 	}
 	defer tx.Rollback()
-	if err := tx.checkCategoryName(ctx, *in.Name, 0); err != nil {
+	if err := tx.checkCategoryName(ctx, *in.Name, id); err != nil {
 		return nil, err
 	}
-	c, err := tx.insertCategory(ctx, in)
+	var c *Category
+	if id == 0 {
+		c, err = tx.insertCategory(ctx, in)
+	} else {
+		c, err = tx.updateCategory(ctx, id, in)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -99,25 +100,14 @@ func (tx *Tx) insertCategory(ctx context.Context, in NewCategory) (*Category, er
 	return &c, nil
 }
 
-// UpdateCategory replaces a category's fields. Errors: validation_failed,
-// not_found, category_exists.
-func (s *Store) UpdateCategory(ctx context.Context, id int64, in NewCategory) (*Category, error) {
-	if err := in.Validate(); err != nil {
-		return nil, err
-	}
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	if err := tx.checkCategoryName(ctx, *in.Name, id); err != nil {
-		return nil, err
-	}
+// updateCategory writes a validated category over a live one.
+// Errors: not_found, category_exists.
+func (tx *Tx) updateCategory(ctx context.Context, id int64, in NewCategory) (*Category, error) {
 	var c Category
-	err = tx.get(ctx, &c, `UPDATE categories SET name = $1, name_key = $2, description = $3
+	err := tx.get(ctx, &c, `UPDATE categories SET name = $1, name_key = $2, description = $3
 		WHERE id = $4 AND deleted_at IS NULL RETURNING `+categoryCols, *in.Name, foldName(*in.Name), in.Description, id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ENotFound, "Category %d not found.", id)
+		return nil, notFound("Category", id)
 	}
 	if isUniqueViolation(err) {
 		return nil, errCategoryExists(*in.Name)
@@ -125,7 +115,7 @@ func (s *Store) UpdateCategory(ctx context.Context, id int64, in NewCategory) (*
 	if err != nil {
 		return nil, fmt.Errorf("update category: %w", err)
 	}
-	return &c, tx.Commit()
+	return &c, nil
 }
 
 // DeleteCategory removes a category that no live pet uses. It is kept in
@@ -146,7 +136,7 @@ func (s *Store) DeleteCategory(ctx context.Context, id int64) error {
 		return fmt.Errorf("delete category: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return Errorf(ENotFound, "Category %d not found.", id)
+		return notFound("Category", id)
 	}
 	if pets > 0 {
 		return Errorf(ECategoryInUse, "Category %d still has %d pets.", id, pets)
@@ -196,4 +186,20 @@ func (tx *Tx) checkCategory(ctx context.Context, id int64) error {
 		return Invalid("categoryId", "category %d does not exist", id)
 	}
 	return nil
+}
+
+// CountPetsByCategory counts the live pets of every category that has any.
+func (s *Store) CountPetsByCategory(ctx context.Context) (map[int64]int, error) {
+	var rows []struct {
+		CategoryID int64 `db:"category_id"`
+		N          int   `db:"n"`
+	}
+	if err := s.sel(ctx, &rows, `SELECT category_id, count(*) AS n FROM pets WHERE deleted_at IS NULL GROUP BY category_id`); err != nil {
+		return nil, fmt.Errorf("count pets by category: %w", err)
+	}
+	m := make(map[int64]int, len(rows))
+	for _, r := range rows {
+		m[r.CategoryID] = r.N
+	}
+	return m, nil
 }

@@ -64,9 +64,7 @@ func (c *codes) wantOnly(t *testing.T, allowed ...string) {
 func TestConcurrentOrdersNeverOversell(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
-		s := open(t)
-		c := MustCreateCategory(t, ctx, s, "Dogs")
-		p := MustCreatePet(t, ctx, s, c.ID, "Rex", 25)
+		s, p := storeWithPet(t, open, 25)
 		var got codes
 		run(200, func(int) {
 			_, err := s.PlaceOrder(ctx, db.Owner{}, db.NewOrder{PetID: &p.ID, Quantity: ptr(int64(1))})
@@ -90,9 +88,7 @@ func TestConcurrentOrdersNeverOversell(t *testing.T) {
 func TestConcurrentCancelCompletePlace(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
-		s := open(t)
-		c := MustCreateCategory(t, ctx, s, "Dogs")
-		p := MustCreatePet(t, ctx, s, c.ID, "Rex", 30)
+		s, p := storeWithPet(t, open, 30)
 		orders := make([]*db.Order, 30)
 		run(30, func(i int) {
 			o, err := s.PlaceOrder(ctx, db.Owner{}, db.NewOrder{PetID: &p.ID, Quantity: ptr(int64(1))})
@@ -159,9 +155,7 @@ func TestConcurrentCancelCompletePlace(t *testing.T) {
 func TestConcurrentRestocks(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
-		s := open(t)
-		c := MustCreateCategory(t, ctx, s, "Dogs")
-		p := MustCreatePet(t, ctx, s, c.ID, "Rex", 20)
+		s, p := storeWithPet(t, open, 20)
 		pre := make([]*db.Order, 10)
 		for i := range pre {
 			pre[i] = mustOrder(t, ctx, s, db.Owner{}, p.ID, 1)

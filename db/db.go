@@ -319,7 +319,7 @@ func (tx *Tx) lockPet(ctx context.Context, id int64) (*Pet, error) {
 	var p Pet
 	if err := tx.get(ctx, &p, q, id); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, Errorf(ENotFound, "Pet %d not found.", id)
+			return nil, notFound("Pet", id)
 		}
 		return nil, fmt.Errorf("lock pet: %w", err)
 	}

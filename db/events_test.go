@@ -18,6 +18,14 @@ type ev struct {
 	Data any
 }
 
+// wantOrderEvents expects, after id, the inventory.updated of the order's
+// pet and then the order's own event, as every order change that moves
+// stock or status writes them.
+func wantOrderEvents(t *testing.T, ctx context.Context, s *db.Store, after int64, item db.InventoryItem, typ string, order any) {
+	t.Helper()
+	wantEvents(t, ctx, s, after, ev{db.EventInventoryUpdated, item}, ev{typ, order})
+}
+
 // lastEvent is the newest event id, for "what happened after here".
 func lastEvent(t *testing.T, ctx context.Context, s *db.Store) int64 {
 	t.Helper()
@@ -72,22 +80,14 @@ func eventStore(t *testing.T, open dbtest.Open) (*db.Store, *db.Pet) {
 	return s, MustCreatePet(t, ctx, s, c.ID, "Rex", 3)
 }
 
-func mustPet(t *testing.T, ctx context.Context, s *db.Store, id int64) *db.Pet {
+// mustFind reads one resource by id with find, or fails the test.
+func mustFind[T any](t *testing.T, ctx context.Context, find func(context.Context, int64) (T, error), id int64) T {
 	t.Helper()
-	p, err := s.FindPetByID(ctx, id)
+	v, err := find(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p
-}
-
-func mustItem(t *testing.T, ctx context.Context, s *db.Store, id int64) *db.InventoryItem {
-	t.Helper()
-	it, err := s.FindInventoryItem(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return it
+	return v
 }
 
 func TestEvents(t *testing.T) {
@@ -100,13 +100,13 @@ func TestEvents(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantEvents(t, ctx, s, before, ev{db.EventPetCreated, mustPet(t, ctx, s, p.ID)})
+			wantEvents(t, ctx, s, before, ev{db.EventPetCreated, mustFind(t, ctx, s.FindPetByID, p.ID)})
 		})
 		t.Run("OKInventoryUpdated", func(t *testing.T) {
 			s, p := eventStore(t, open)
 			before := lastEvent(t, ctx, s)
 			setStock(t, ctx, s, p.ID, 9)
-			wantEvents(t, ctx, s, before, ev{db.EventInventoryUpdated, mustItem(t, ctx, s, p.ID)})
+			wantEvents(t, ctx, s, before, ev{db.EventInventoryUpdated, mustFind(t, ctx, s.FindInventoryItem, p.ID)})
 		})
 		t.Run("OKOrderCreated", func(t *testing.T) {
 			s, p := eventStore(t, open)
@@ -120,9 +120,7 @@ func TestEvents(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantEvents(t, ctx, s, before,
-				ev{db.EventInventoryUpdated, db.InventoryItem{PetID: p.ID, Quantity: 1, Status: db.StatusAvailable}},
-				ev{db.EventOrderCreated, shown})
+			wantOrderEvents(t, ctx, s, before, db.InventoryItem{PetID: p.ID, Quantity: 1, Status: db.StatusAvailable}, db.EventOrderCreated, shown)
 		})
 		t.Run("OKOrderCompleted", func(t *testing.T) {
 			s, p := eventStore(t, open)
@@ -136,9 +134,7 @@ func TestEvents(t *testing.T) {
 			before = lastEvent(t, ctx, s)
 			complete(t, ctx, s, b.ID)
 			b.Complete = true
-			wantEvents(t, ctx, s, before,
-				ev{db.EventInventoryUpdated, db.InventoryItem{PetID: p.ID, Quantity: 0, Status: db.StatusSold}},
-				ev{db.EventOrderCompleted, b})
+			wantOrderEvents(t, ctx, s, before, db.InventoryItem{PetID: p.ID, Quantity: 0, Status: db.StatusSold}, db.EventOrderCompleted, b)
 		})
 		t.Run("OKOrderUpdated", func(t *testing.T) {
 			s, p := eventStore(t, open)
@@ -158,9 +154,7 @@ func TestEvents(t *testing.T) {
 			if err := s.CancelOrder(ctx, o.ID, nil); err != nil {
 				t.Fatal(err)
 			}
-			wantEvents(t, ctx, s, before,
-				ev{db.EventInventoryUpdated, db.InventoryItem{PetID: p.ID, Quantity: 3, Status: db.StatusAvailable}},
-				ev{db.EventOrderCancelled, o})
+			wantOrderEvents(t, ctx, s, before, db.InventoryItem{PetID: p.ID, Quantity: 3, Status: db.StatusAvailable}, db.EventOrderCancelled, o)
 		})
 		t.Run("OKPetUpdated", func(t *testing.T) {
 			s, p := eventStore(t, open)
@@ -169,15 +163,15 @@ func TestEvents(t *testing.T) {
 			if _, err := setStatus(ctx, s, p, nil); err != nil {
 				t.Fatal(err)
 			}
-			wantEvents(t, ctx, s, before, ev{db.EventPetUpdated, mustPet(t, ctx, s, p.ID)})
+			wantEvents(t, ctx, s, before, ev{db.EventPetUpdated, mustFind(t, ctx, s.FindPetByID, p.ID)})
 			// A status set by hand that empties the stock also updates the inventory.
 			before = lastEvent(t, ctx, s)
 			if _, err := setStatus(ctx, s, p, ptr(db.StatusSold)); err != nil {
 				t.Fatal(err)
 			}
 			wantEvents(t, ctx, s, before,
-				ev{db.EventInventoryUpdated, mustItem(t, ctx, s, p.ID)},
-				ev{db.EventPetUpdated, mustPet(t, ctx, s, p.ID)})
+				ev{db.EventInventoryUpdated, mustFind(t, ctx, s.FindInventoryItem, p.ID)},
+				ev{db.EventPetUpdated, mustFind(t, ctx, s.FindPetByID, p.ID)})
 		})
 		t.Run("OKPetDeleted", func(t *testing.T) {
 			s, p := eventStore(t, open)

@@ -41,6 +41,16 @@ func MustCreatePet(tb testing.TB, ctx context.Context, s *db.Store, catID int64,
 	return p
 }
 
+// storeWithPet opens a fresh store with one pet, Rex the dog, of the given
+// stock.
+func storeWithPet(t *testing.T, open dbtest.Open, stock int64) (*db.Store, *db.Pet) {
+	t.Helper()
+	ctx := context.Background()
+	s := open(t)
+	c := MustCreateCategory(t, ctx, s, "Dogs")
+	return s, MustCreatePet(t, ctx, s, c.ID, "Rex", stock)
+}
+
 func mustOrder(tb testing.TB, ctx context.Context, s *db.Store, owner db.Owner, petID, qty int64) *db.Order {
 	tb.Helper()
 	o, err := s.PlaceOrder(ctx, owner, db.NewOrder{PetID: &petID, Quantity: &qty})

@@ -93,12 +93,15 @@ func column(t *testing.T, s *db.Store, query string) []string {
 	return vs
 }
 
-// movableClock pins the store's clock to *now, a time relative to the real
-// present that the test advances by assigning to it.
-func movableClock(t testing.TB, s *db.Store) *time.Time {
-	now := dbtest.NextMinute(dbtest.Present(t)).Add(42 * time.Second)
+// movableStore opens a fresh store whose clock reads *now, a time relative
+// to the real present that the test advances by assigning to it; t0 is
+// where it starts.
+func movableStore(t testing.TB, open dbtest.Open) (*db.Store, *time.Time, time.Time) {
+	s := open(t)
+	t0 := dbtest.NextMinute(dbtest.Present(t)).Add(42 * time.Second)
+	now := t0
 	s.Now = func() time.Time { return now }
-	return &now
+	return s, &now, t0
 }
 
 // TestPurge adds a row at t0 and one just before its retention runs out,
@@ -109,9 +112,7 @@ func TestPurge(t *testing.T) {
 		for _, pc := range purgeCases {
 			t.Run(pc.name, func(t *testing.T) {
 				ctx := context.Background()
-				s := open(t)
-				now := movableClock(t, s)
-				t0 := *now
+				s, now, t0 := movableStore(t, open)
 				purge := pc.purge(s)
 				mustPurge := func(want int64) {
 					t.Helper()
@@ -154,9 +155,7 @@ func TestPurge(t *testing.T) {
 func TestPurgeBacklog(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
-		s := open(t)
-		now := movableClock(t, s)
-		t0 := *now
+		s, now, t0 := movableStore(t, open)
 		backlog := 2*db.PurgeBatch + 500
 		_, err := s.DB().ExecContext(ctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $1)
 			INSERT INTO login_failures (username, client_ip, at) SELECT 'guesser', '198.51.100.7', $2 FROM n`, backlog, t0)
@@ -186,9 +185,7 @@ func TestPurgeBacklog(t *testing.T) {
 func TestPurgeStepsKeepTheRest(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
-		s := open(t)
-		now := movableClock(t, s)
-		t0 := *now
+		s, now, t0 := movableStore(t, open)
 		if _, err := s.SeedDemo(ctx); err != nil {
 			t.Fatal(err)
 		}

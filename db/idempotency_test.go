@@ -32,6 +32,16 @@ func wantReplay(t *testing.T, ctx context.Context, s *db.Store, owner, key, hash
 	}
 }
 
+// begun opens a fresh store with its clock pinned at t0 and key:1 holding
+// the idempotency key k1 for the request hash-a.
+func begun(t *testing.T, open dbtest.Open, t0 time.Time) (*db.Store, *dbtest.Clock) {
+	t.Helper()
+	s := open(t)
+	clock := pinClock(t, s, t0)
+	mustBegin(t, context.Background(), s, "key:1", "k1", "hash-a")
+	return s, clock
+}
+
 func mustFinish(t *testing.T, ctx context.Context, s *db.Store, owner, key string, r db.StoredResponse) {
 	t.Helper()
 	if err := s.FinishIdempotent(ctx, owner, key, r); err != nil {
@@ -45,9 +55,7 @@ func TestIdempotency(t *testing.T) {
 		t0 := dbtest.Present(t)
 		created := db.StoredResponse{Status: 201, ContentType: "application/json", Body: []byte(`{"id":7,"petId":1,"quantity":1,"complete":false}`)}
 		t.Run("OK", func(t *testing.T) {
-			s := open(t)
-			clock := pinClock(t, s, t0)
-			mustBegin(t, ctx, s, "key:1", "k1", "hash-a")
+			s, clock := begun(t, open, t0)
 			mustFinish(t, ctx, s, "key:1", "k1", created)
 			clock.Set(t0.Add(time.Hour))
 			wantReplay(t, ctx, s, "key:1", "k1", "hash-a", created)
@@ -63,9 +71,7 @@ func TestIdempotency(t *testing.T) {
 			wantReplay(t, ctx, s, "key:1", "k1", "hash-a", conflict)
 		})
 		t.Run("ErrIdempotencyInProgress", func(t *testing.T) {
-			s := open(t)
-			clock := pinClock(t, s, t0)
-			mustBegin(t, ctx, s, "key:1", "k1", "hash-a")
+			s, clock := begun(t, open, t0)
 			_, err := s.BeginIdempotent(ctx, "key:1", "k1", "hash-a")
 			wantCode(t, err, db.EIdempotencyInProgress)
 			clock.Set(t0.Add(59 * time.Second))
@@ -73,9 +79,7 @@ func TestIdempotency(t *testing.T) {
 			wantCode(t, err, db.EIdempotencyInProgress)
 		})
 		t.Run("ErrIdempotencyKeyReused", func(t *testing.T) {
-			s := open(t)
-			pinClock(t, s, t0)
-			mustBegin(t, ctx, s, "key:1", "k1", "hash-a")
+			s, _ := begun(t, open, t0)
 			_, err := s.BeginIdempotent(ctx, "key:1", "k1", "hash-b")
 			wantCode(t, err, db.EIdempotencyKeyReused)
 			mustFinish(t, ctx, s, "key:1", "k1", created)
@@ -85,9 +89,7 @@ func TestIdempotency(t *testing.T) {
 			wantReplay(t, ctx, s, "key:1", "k1", "hash-a", created)
 		})
 		t.Run("OKKeysArePerOwner", func(t *testing.T) {
-			s := open(t)
-			pinClock(t, s, t0)
-			mustBegin(t, ctx, s, "key:1", "k1", "hash-a")
+			s, _ := begun(t, open, t0)
 			mustFinish(t, ctx, s, "key:1", "k1", created)
 			mustBegin(t, ctx, s, "key:2", "k1", "hash-b")
 			mustBegin(t, ctx, s, "shopper:x", "k1", "hash-a")
@@ -97,9 +99,7 @@ func TestIdempotency(t *testing.T) {
 			wantReplay(t, ctx, s, "key:2", "k1", "hash-b", other)
 		})
 		t.Run("OKExpiresAfter24h", func(t *testing.T) {
-			s := open(t)
-			clock := pinClock(t, s, t0)
-			mustBegin(t, ctx, s, "key:1", "k1", "hash-a")
+			s, clock := begun(t, open, t0)
 			mustFinish(t, ctx, s, "key:1", "k1", created)
 			clock.Set(t0.Add(db.IdempotencyTTL - time.Second))
 			wantReplay(t, ctx, s, "key:1", "k1", "hash-a", created)
@@ -111,9 +111,7 @@ func TestIdempotency(t *testing.T) {
 			wantCode(t, err, db.EIdempotencyInProgress)
 		})
 		t.Run("OKAbandonFreesTheKey", func(t *testing.T) {
-			s := open(t)
-			pinClock(t, s, t0)
-			mustBegin(t, ctx, s, "key:1", "k1", "hash-a")
+			s, _ := begun(t, open, t0)
 			if err := s.AbandonIdempotent(ctx, "key:1", "k1"); err != nil {
 				t.Fatal(err)
 			}
@@ -126,9 +124,7 @@ func TestIdempotency(t *testing.T) {
 			wantReplay(t, ctx, s, "key:1", "k1", "hash-b", created)
 		})
 		t.Run("OKStaleClaimIsTakenOver", func(t *testing.T) {
-			s := open(t)
-			clock := pinClock(t, s, t0)
-			mustBegin(t, ctx, s, "key:1", "k1", "hash-a")
+			s, clock := begun(t, open, t0)
 			clock.Set(t0.Add(61 * time.Second))
 			mustBegin(t, ctx, s, "key:1", "k1", "hash-a")
 			// The new holder's claim is fresh again.

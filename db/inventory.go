@@ -2,8 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 )
 
@@ -48,25 +46,13 @@ func (s *Store) FindInventory(ctx context.Context, f InventoryFilter) ([]*Invent
 		w.add("p.status IN " + in(&w, f.Statuses))
 	}
 	tail := f.Page.clause(&w, "i.pet_id")
-	var items []*InventoryItem
-	if err := s.sel(ctx, &items, `SELECT `+inventoryCols+inventoryFrom+w.String()+tail, w.args...); err != nil {
-		return nil, false, fmt.Errorf("find inventory: %w", err)
-	}
-	items, more := trim(items, f.Page)
-	return items, more, nil
+	return selectPage[*InventoryItem](ctx, s, "inventory", f.Page, `SELECT `+inventoryCols+inventoryFrom+w.String()+tail, w.args...)
 }
 
 // FindInventoryItem returns one live pet's entry. Errors: not_found.
 func (s *Store) FindInventoryItem(ctx context.Context, petID int64) (*InventoryItem, error) {
-	var it InventoryItem
-	err := s.get(ctx, &it, `SELECT `+inventoryCols+inventoryFrom+` WHERE i.pet_id = $1 AND p.deleted_at IS NULL`, petID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ENotFound, "Pet %d not found.", petID)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("find inventory item: %w", err)
-	}
-	return &it, nil
+	return findOne[InventoryItem](ctx, s.get, "inventory item", notFound("Pet", petID),
+		`SELECT `+inventoryCols+inventoryFrom+` WHERE i.pet_id = $1 AND p.deleted_at IS NULL`, petID)
 }
 
 // SetInventory sets a pet's stock and derives its status: n > 0 is
@@ -95,4 +81,17 @@ func (s *Store) SetInventory(ctx context.Context, petID int64, u InventoryUpdate
 		return nil, err
 	}
 	return p.Inventory(), tx.Commit()
+}
+
+// FindLowStock lists available pets with at most maxStock in stock, the
+// scarcest first, at most limit of them.
+func (s *Store) FindLowStock(ctx context.Context, maxStock int64, limit int) ([]*Pet, error) {
+	var pets []*Pet
+	err := s.sel(ctx, &pets, `SELECT `+petCols+petFrom+`
+		WHERE p.deleted_at IS NULL AND p.status = 'available' AND i.quantity <= $1
+		ORDER BY i.quantity, p.id LIMIT $2`, maxStock, limit)
+	if err != nil {
+		return nil, fmt.Errorf("find low stock: %w", err)
+	}
+	return pets, nil
 }

@@ -4,13 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -25,13 +22,19 @@ const (
 	PlanEnterprise = "enterprise"
 )
 
+// Plans are the plan names, in the order the console offers them.
+var Plans = []string{PlanFree, PlanPro, PlanBusiness, PlanEnterprise}
+
 // Limits are the two windows' sizes of a plan.
 type Limits struct {
 	PerMinute int64
 	PerDay    int64
 }
 
-// PlanLimits are the fixed plans; enterprise keys carry their own numbers.
+// PlanLimits is SPEC §6's table of the fixed plans, the only copy: a key
+// stores its limits when issued or changed, and the rate limiter takes
+// them from the key (anonymous callers from the free plan here).
+// Enterprise is absent on purpose: its keys carry their own numbers.
 var PlanLimits = map[string]Limits{
 	PlanFree:     {60, 1_000},
 	PlanPro:      {300, 10_000},
@@ -72,11 +75,7 @@ type NewAPIKey struct {
 func (k *NewAPIKey) validate(current *APIKey) (Limits, error) {
 	var p Problems
 	if k.Name != nil || current == nil {
-		if k.Name == nil {
-			p.Add("name", "is required")
-		} else {
-			checkName(&p, "name", k.Name)
-		}
+		checkName(&p, "name", k.Name)
 	}
 	if k.Role != nil || current == nil {
 		if k.Role == nil {
@@ -124,7 +123,7 @@ func (k *NewAPIKey) validate(current *APIKey) (Limits, error) {
 	} else if k.Plan != nil {
 		// Any plan sent that is none of these, "" included (a missing plan
 		// was reported above).
-		p.Add("plan", "must be one of free, pro, business, enterprise")
+		p.Add("plan", "must be one of %s", strings.Join(Plans, ", "))
 	}
 	return lim, p.Err()
 }
@@ -189,138 +188,31 @@ func (tx *Tx) insertAPIKey(ctx context.Context, in NewAPIKey) (*APIKey, string, 
 func (s *Store) FindAPIKeys(ctx context.Context, page Page) ([]*APIKey, bool, error) {
 	var w where
 	tail := page.clause(&w, "k.id")
-	var ks []*APIKey
-	if err := s.sel(ctx, &ks, `SELECT `+keyCols+` FROM api_keys k`+w.String()+tail, w.args...); err != nil {
-		return nil, false, fmt.Errorf("find keys: %w", err)
+	ks, more, err := selectPage[*APIKey](ctx, s, "keys", page, `SELECT `+keyCols+` FROM api_keys k`+w.String()+tail, w.args...)
+	if err != nil {
+		return nil, false, err
 	}
-	ks, more := trim(ks, page)
 	return ks, more, s.fillBans(ctx, ks...)
 }
 
 // FindAPIKeyByID returns a key, revoked or not. Errors: not_found.
 func (s *Store) FindAPIKeyByID(ctx context.Context, id int64) (*APIKey, error) {
-	var k APIKey
-	err := s.get(ctx, &k, `SELECT `+keyCols+` FROM api_keys k WHERE k.id = $1`, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ENotFound, "API key %d not found.", id)
-	}
+	k, err := findAPIKey(ctx, s.get, id)
 	if err != nil {
-		return nil, fmt.Errorf("find key: %w", err)
-	}
-	return &k, s.fillBans(ctx, &k)
-}
-
-// keyCache remembers live keys by hash, with the change counter they were
-// read at (see auth_changes.go), for SQLite: looking the key up on every
-// request was about a third of the CPU of a cached read, while the counter
-// is one integer of a one-row table. Entries of another counter are never
-// used.
-type keyCache struct {
-	mu      sync.Mutex
-	version int64
-	m       map[string]APIKey
-}
-
-func (c *keyCache) get(hash string, version int64) (*APIKey, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	k, ok := c.m[hash]
-	if !ok || version != c.version {
-		return nil, false
-	}
-	return &k, true
-}
-
-func (c *keyCache) put(hash string, k *APIKey, version int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	switch {
-	case version < c.version:
-		return // read before a newer change: worth nothing
-	case version > c.version || c.m == nil || len(c.m) >= 10_000:
-		c.m = make(map[string]APIKey) // forget all rather than track ages
-		c.version = version
-	}
-	c.m[hash] = *k
-}
-
-// authQuery looks a key up by hash together with the change counter, in
-// one statement and so one snapshot. The LEFT JOIN returns the counter even
-// for an unknown key, whose columns are then NULL.
-const authQuery = `SELECT v.version AS auth_version, ` + keyCols + `
-	FROM auth_changes v LEFT JOIN api_keys k ON k.hash = $1 WHERE v.id = 1`
-
-// authRow is one row of authQuery.
-type authRow struct {
-	Version   int64          `db:"auth_version"`
-	ID        sql.NullInt64  `db:"id"`
-	Name      sql.NullString `db:"name"`
-	Prefix    sql.NullString `db:"prefix"`
-	Hash      sql.NullString `db:"hash"`
-	Role      sql.NullString `db:"role"`
-	Plan      sql.NullString `db:"plan"`
-	PerMinute sql.NullInt64  `db:"per_minute"`
-	PerDay    sql.NullInt64  `db:"per_day"`
-	CreatedAt sql.NullTime   `db:"created_at"`
-	RevokedAt sql.NullTime   `db:"revoked_at"`
-}
-
-// key is the row's key, nil when the hash matched none.
-func (r *authRow) key() *APIKey {
-	if !r.ID.Valid {
-		return nil
-	}
-	k := &APIKey{ID: r.ID.Int64, Name: r.Name.String, Prefix: r.Prefix.String, Hash: r.Hash.String,
-		Role: r.Role.String, Plan: r.Plan.String, PerMinute: r.PerMinute.Int64, PerDay: r.PerDay.Int64,
-		CreatedAt: r.CreatedAt.Time}
-	if r.RevokedAt.Valid {
-		at := r.RevokedAt.Time
-		k.RevokedAt = &at
-	}
-	return k
-}
-
-// Authenticate finds the live key for a plain key. A key revoked or changed
-// by any instance or process is seen on the very next call: on PostgreSQL
-// every call is the one indexed query authQuery (a cache would need a round
-// trip to validate anyway); on SQLite a cached key is used only while the
-// change counter is unchanged. Errors: unauthorized (malformed, unknown or
-// revoked).
-func (s *Store) Authenticate(ctx context.Context, plain string) (*APIKey, error) {
-	if !strings.HasPrefix(plain, KeyPrefix) || len(plain) > 128 {
-		return nil, Errorf(EUnauthorized, "The API key is not valid.")
-	}
-	hash := HashKey(plain)
-	if s.dialect == DialectSQLite {
-		v, err := s.AuthVersion(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("authenticate: %w", err)
-		}
-		if k, ok := s.keys.get(hash, v); ok {
-			return k, nil
-		}
-	}
-	var row authRow
-	if err := s.get(ctx, &row, authQuery, hash); err != nil {
-		err = fmt.Errorf("authenticate: %w", err)
-		snapshotOf(ctx).fail(err)
 		return nil, err
 	}
-	snapshotOf(ctx).remember(row.Version)
-	k := row.key()
-	if k == nil {
-		return nil, Errorf(EUnauthorized, "The API key is not valid.")
-	}
-	if k.RevokedAt != nil {
-		return nil, Errorf(EUnauthorized, "The API key has been revoked.")
-	}
-	if s.dialect == DialectSQLite {
-		s.keys.put(hash, k, row.Version)
-	}
-	return k, nil
+	return k, s.fillBans(ctx, k)
 }
 
-// UpdateAPIKey changes a key's name, role, plan or enterprise limits.
+// findAPIKey reads a key, revoked or not, without its ban. Errors: not_found.
+func findAPIKey(ctx context.Context, g getter, id int64) (*APIKey, error) {
+	return findOne[APIKey](ctx, g, "key", notFound("API key", id), `SELECT `+keyCols+` FROM api_keys k WHERE k.id = $1`, id)
+}
+
+// UpdateAPIKey changes a key's name, role, plan or enterprise limits. A
+// revoked key cannot be changed, whichever surface asks: not_found, as the
+// console always answered and the only refusal besides 422 that the API
+// document lists for PATCH /keys/{keyId}; checked before the input.
 // Errors: validation_failed, not_found.
 func (s *Store) UpdateAPIKey(ctx context.Context, id int64, in NewAPIKey) (*APIKey, error) {
 	tx, err := s.begin(ctx)
@@ -328,15 +220,14 @@ func (s *Store) UpdateAPIKey(ctx context.Context, id int64, in NewAPIKey) (*APIK
 		return nil, err
 	}
 	defer tx.Rollback()
-	var k APIKey
-	err = tx.get(ctx, &k, `SELECT `+keyCols+` FROM api_keys k WHERE k.id = $1`, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ENotFound, "API key %d not found.", id)
-	}
+	k, err := findAPIKey(ctx, tx.get, id)
 	if err != nil {
-		return nil, fmt.Errorf("find key: %w", err)
+		return nil, err
 	}
-	lim, err := in.validate(&k)
+	if k.RevokedAt != nil {
+		return nil, errKeyRevoked(id)
+	}
+	lim, err := in.validate(k)
 	if err != nil {
 		return nil, err
 	}
@@ -350,9 +241,15 @@ func (s *Store) UpdateAPIKey(ctx context.Context, id int64, in NewAPIKey) (*APIK
 		k.Plan = *in.Plan
 	}
 	k.PerMinute, k.PerDay = lim.PerMinute, lim.PerDay
-	if _, err := tx.exec(ctx, `UPDATE api_keys SET name = $1, role = $2, plan = $3, per_minute = $4, per_day = $5 WHERE id = $6`,
-		k.Name, k.Role, k.Plan, k.PerMinute, k.PerDay, id); err != nil {
+	// revoked_at again: on PostgreSQL a revocation committed since the read
+	// above makes this match no row.
+	res, err := tx.exec(ctx, `UPDATE api_keys SET name = $1, role = $2, plan = $3, per_minute = $4, per_day = $5
+		WHERE id = $6 AND revoked_at IS NULL`, k.Name, k.Role, k.Plan, k.PerMinute, k.PerDay, id)
+	if err != nil {
 		return nil, fmt.Errorf("update key: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil, errKeyRevoked(id)
 	}
 	if err := tx.bumpAuthVersion(ctx); err != nil {
 		return nil, err
@@ -360,7 +257,11 @@ func (s *Store) UpdateAPIKey(ctx context.Context, id int64, in NewAPIKey) (*APIK
 	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
-	return &k, s.fillBans(ctx, &k)
+	return k, s.fillBans(ctx, k)
+}
+
+func errKeyRevoked(id int64) error {
+	return Errorf(ENotFound, "API key %d is revoked.", id)
 }
 
 // RevokeAPIKey revokes a key for good. Revoking twice is fine.
@@ -376,7 +277,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id int64) error {
 		return fmt.Errorf("revoke key: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return Errorf(ENotFound, "API key %d not found.", id)
+		return notFound("API key", id)
 	}
 	if err := tx.bumpAuthVersion(ctx); err != nil {
 		return err

@@ -2,9 +2,7 @@ package db_test
 
 import (
 	"context"
-	"errors"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -44,9 +42,7 @@ func orderRows(t *testing.T, ctx context.Context, s *db.Store) int {
 func TestOrderOwnership(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
-		s := open(t)
-		c := MustCreateCategory(t, ctx, s, "Dogs")
-		p := MustCreatePet(t, ctx, s, c.ID, "Rex", 10)
+		s, p := storeWithPet(t, open, 10)
 		keyA, keyB := mustAPIKey(t, ctx, s, "a"), mustAPIKey(t, ctx, s, "b")
 		ownerA, ownerB := db.Owner{APIKeyID: keyA.ID}, db.Owner{APIKeyID: keyB.ID}
 		shopper := db.Owner{ShopperID: "browser-1"}
@@ -155,9 +151,7 @@ func TestOrderFilters(t *testing.T) {
 func TestOrderCancelledIsHidden(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
-		s := open(t)
-		c := MustCreateCategory(t, ctx, s, "Dogs")
-		p := MustCreatePet(t, ctx, s, c.ID, "Rex", 3)
+		s, p := storeWithPet(t, open, 3)
 		o := mustOrder(t, ctx, s, db.Owner{}, p.ID, 2)
 		if err := s.CancelOrder(ctx, o.ID, nil); err != nil {
 			t.Fatal(err)
@@ -182,194 +176,81 @@ func TestOrderCancelledIsHidden(t *testing.T) {
 	})
 }
 
-func TestUpdateOrder(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
-		ctx := context.Background()
-		setup := func(t *testing.T) (*db.Store, *db.Pet, *db.Order) {
-			s := open(t)
-			c := MustCreateCategory(t, ctx, s, "Dogs")
-			p := MustCreatePet(t, ctx, s, c.ID, "Rex", 5)
-			return s, p, mustOrder(t, ctx, s, db.Owner{}, p.ID, 2)
-		}
-		t.Run("OK", func(t *testing.T) {
-			s, p, o := setup(t)
-			// Sent with an offset, kept as the same instant.
-			ship, _ := shipDate(t)
-			sent := ship.In(time.FixedZone("", 2*60*60)).Format(time.RFC3339)
-			got, err := s.UpdateOrder(ctx, o.ID, db.OrderUpdate{ShipDate: &sent})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := &db.Order{ID: o.ID, PetID: p.ID, Quantity: 2, ShipDate: &ship, State: db.OrderOpen}
-			opt := cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".CreatedAt" }, cmp.Ignore())
-			if diff := cmp.Diff(want, got, opt); diff != "" {
-				t.Fatalf("ship date set (-want +got):\n%s", diff)
-			}
-			got, err = s.UpdateOrder(ctx, o.ID, db.OrderUpdate{Complete: ptr(true)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want.Complete, want.State = true, db.OrderComplete
-			if diff := cmp.Diff(want, got, opt); diff != "" {
-				t.Fatalf("completed (-want +got):\n%s", diff)
-			}
-			read, err := s.FindOrderByID(ctx, o.ID, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(want, read, opt); diff != "" {
-				t.Fatalf("read back (-want +got):\n%s", diff)
-			}
-			// Completing again is no change.
-			if _, err := s.UpdateOrder(ctx, o.ID, db.OrderUpdate{Complete: ptr(true)}); err != nil {
-				t.Fatalf("complete twice: %v", err)
-			}
-			wantRule(t, ctx, s, p.ID, db.StatusAvailable, 3)
-		})
-		t.Run("OKOpenStaysOpen", func(t *testing.T) {
-			s, _, o := setup(t)
-			got, err := s.UpdateOrder(ctx, o.ID, db.OrderUpdate{Complete: ptr(false)})
-			if err != nil || got.Complete {
-				t.Fatalf("complete:false on an open order = %+v, %v", got, err)
-			}
-		})
-		t.Run("ErrOrderComplete", func(t *testing.T) {
-			s, p, o := setup(t)
-			complete(t, ctx, s, o.ID)
-			_, err := s.UpdateOrder(ctx, o.ID, db.OrderUpdate{Complete: ptr(false)})
-			wantCode(t, err, db.EOrderComplete)
-			wantCode(t, s.CancelOrder(ctx, o.ID, nil), db.EOrderComplete)
-			got, err := s.FindOrderByID(ctx, o.ID, nil)
-			if err != nil || !got.Complete {
-				t.Fatalf("after refused reopen and cancel = %+v, %v, want complete", got, err)
-			}
-			wantRule(t, ctx, s, p.ID, db.StatusAvailable, 3)
-		})
-		t.Run("ErrValidationFailed", func(t *testing.T) {
-			s, _, o := setup(t)
-			_, err := s.UpdateOrder(ctx, o.ID, db.OrderUpdate{})
-			wantField(t, err, "complete")
-			_, err = s.UpdateOrder(ctx, o.ID, db.OrderUpdate{ShipDate: ptr("tomorrow")})
-			wantField(t, err, "shipDate")
-		})
-		t.Run("ErrNotFound", func(t *testing.T) {
-			s, _, _ := setup(t)
-			_, err := s.UpdateOrder(ctx, 4242, db.OrderUpdate{Complete: ptr(true)})
-			wantCode(t, err, db.ENotFound)
-		})
-	})
-}
-
-func TestPlaceOrderValidation(t *testing.T) {
+func TestFindConsoleOrders(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
 		s := open(t)
-		c := MustCreateCategory(t, ctx, s, "Dogs")
-		p := MustCreatePet(t, ctx, s, c.ID, "Rex", 2000)
-		one := ptr(int64(1))
-		ship, sent := shipDate(t)
-		for name, tc := range map[string]struct {
-			in    db.NewOrder
-			field string
-		}{
-			"quantityZero":    {db.NewOrder{PetID: &p.ID, Quantity: ptr(int64(0))}, "quantity"},
-			"quantity1001":    {db.NewOrder{PetID: &p.ID, Quantity: ptr(int64(1001))}, "quantity"},
-			"quantityMissing": {db.NewOrder{PetID: &p.ID}, "quantity"},
-			"petIDMissing":    {db.NewOrder{Quantity: one}, "petId"},
-			"petIDZero":       {db.NewOrder{PetID: ptr(int64(0)), Quantity: one}, "petId"},
-			"petUnknown":      {db.NewOrder{PetID: ptr(int64(4242)), Quantity: one}, "petId"},
-			"shipDateBad":     {db.NewOrder{PetID: &p.ID, Quantity: one, ShipDate: ptr(ship.Format(time.DateOnly))}, "shipDate"},
-			"completeTrue":    {db.NewOrder{PetID: &p.ID, Quantity: one, Complete: ptr(true)}, "complete"},
-			"idGiven":         {db.NewOrder{PetID: &p.ID, Quantity: one, ID: ptr(int64(7))}, "id"},
-		} {
-			t.Run("ErrValidationFailed/"+name, func(t *testing.T) {
-				_, err := s.PlaceOrder(ctx, db.Owner{}, tc.in)
-				wantField(t, err, tc.field)
-			})
+		c := MustCreateCategory(t, ctx, s, "Birds")
+		p := MustCreatePet(t, ctx, s, c.ID, "Tweety", 10)
+		q := MustCreatePet(t, ctx, s, c.ID, "Polly", 10)
+		role, plan := db.RoleCustomer, db.PlanFree
+		k, _, err := s.CreateAPIKey(ctx, db.NewAPIKey{Name: ptr("partner"), Role: &role, Plan: &plan})
+		if err != nil {
+			t.Fatal(err)
 		}
-		wantRule(t, ctx, s, p.ID, db.StatusAvailable, 2000)
-		if n := orderRows(t, ctx, s); n != 0 {
-			t.Fatalf("order rows after refused orders: got %d, want 0", n)
+		o1 := mustOrder(t, ctx, s, db.Owner{APIKeyID: k.ID}, p.ID, 1)
+		o2 := mustOrder(t, ctx, s, db.Owner{ShopperID: "browser"}, q.ID, 2)
+		o3 := mustOrder(t, ctx, s, db.Owner{APIKeyID: k.ID}, p.ID, 1)
+		o4 := mustOrder(t, ctx, s, db.Owner{APIKeyID: k.ID}, p.ID, 1)
+		if err := s.CancelOrder(ctx, o4.ID, nil); err != nil {
+			t.Fatal(err)
 		}
-		t.Run("OK", func(t *testing.T) {
-			o, err := s.PlaceOrder(ctx, db.Owner{}, db.NewOrder{PetID: &p.ID, Quantity: ptr(int64(1000)),
-				Complete: ptr(false), ShipDate: &sent})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if o.Quantity != 1000 || o.ShipDate == nil || !o.ShipDate.Equal(ship) {
-				t.Fatalf("order = %+v, want 1000 shipping %v", o, ship)
-			}
-			wantRule(t, ctx, s, p.ID, db.StatusAvailable, 1000)
-		})
-	})
-}
-
-func TestPlaceOrders(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
-		ctx := context.Background()
-		setup := func(t *testing.T) (*db.Store, *db.Pet, *db.Pet) {
-			s := open(t)
-			c := MustCreateCategory(t, ctx, s, "Dogs")
-			return s, MustCreatePet(t, ctx, s, c.ID, "Rex", 5), MustCreatePet(t, ctx, s, c.ID, "Tom", 3)
+		if _, err := s.UpdateOrder(ctx, o3.ID, db.OrderUpdate{Complete: ptr(true)}); err != nil {
+			t.Fatal(err)
 		}
-		line := func(petID, qty int64) db.NewOrder { return db.NewOrder{PetID: &petID, Quantity: &qty} }
-		t.Run("OK", func(t *testing.T) {
-			s, rex, tom := setup(t)
-			os, err := s.PlaceOrders(ctx, db.Owner{ShopperID: "b"}, []db.NewOrder{line(rex.ID, 2), line(tom.ID, 3)})
-			if err != nil {
-				t.Fatal(err)
+		ids := func(os []*db.ConsoleOrder) []int64 {
+			var out []int64
+			for _, o := range os {
+				out = append(out, o.ID)
 			}
-			if len(os) != 2 || os[0].PetID != rex.ID || os[1].PetID != tom.ID {
-				t.Fatalf("orders = %+v, want one per line in order", os)
-			}
-			wantRule(t, ctx, s, rex.ID, db.StatusAvailable, 3)
-			wantRule(t, ctx, s, tom.ID, db.StatusPending, 0)
-		})
-		for name, tc := range map[string]struct {
-			second db.NewOrder
-			code   string
-		}{
-			"ErrInsufficientStock": {line(0, 4), db.EInsufficientStock},
-			"ErrSamePetTwice":      {line(-1, 4), db.EInsufficientStock},
-			"ErrPetNotAvailable":   {line(0, 1), db.EPetNotAvailable},
-			"ErrValidationFailed":  {db.NewOrder{Quantity: ptr(int64(1))}, db.EValidationFailed},
-			"ErrUnknownPet":        {line(4242, 1), db.EValidationFailed},
-		} {
-			t.Run(name, func(t *testing.T) {
-				s, rex, tom := setup(t)
-				second := tc.second
-				switch {
-				case second.PetID != nil && *second.PetID == 0:
-					second.PetID = &tom.ID
-				case second.PetID != nil && *second.PetID == -1:
-					second.PetID = &rex.ID // 2 + 4 > 5 on the same pet
-				}
-				if name == "ErrPetNotAvailable" {
-					mustOrder(t, ctx, s, db.Owner{}, tom.ID, 3)
-				}
-				events, _ := s.LastEventID(ctx)
-				rows := orderRows(t, ctx, s)
-				_, err := s.PlaceOrders(ctx, db.Owner{ShopperID: "b"}, []db.NewOrder{line(rex.ID, 2), second})
-				var le *db.LineError
-				if !errors.As(err, &le) {
-					t.Fatalf("error = %T %v, want *db.LineError", err, err)
-				}
-				if le.Line != 1 {
-					t.Fatalf("failed line: got %d, want 1", le.Line)
-				}
-				wantCode(t, err, tc.code)
-				wantRule(t, ctx, s, rex.ID, db.StatusAvailable, 5)
-				if got := orderRows(t, ctx, s); got != rows {
-					t.Fatalf("order rows: got %d, want %d", got, rows)
-				}
-				if ids := orderIDs(t, ctx, s, db.OrderFilter{Owner: &db.Owner{ShopperID: "b"}}); len(ids) != 0 {
-					t.Fatalf("visible orders of the failed checkout: got %v, want none", ids)
-				}
-				if got, _ := s.LastEventID(ctx); got != events {
-					t.Fatalf("last event id: got %d, want %d (no events of a rolled-back checkout)", got, events)
-				}
-			})
+			return out
 		}
+		all, more, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{})
+		if err != nil || more {
+			t.Fatalf("find = %v, more %v", err, more)
+		}
+		if got := ids(all); len(got) != 3 || got[0] != o3.ID || got[1] != o2.ID || got[2] != o1.ID {
+			t.Fatalf("orders = %v, want newest first without the cancelled one", got)
+		}
+		if all[1].PetName != "Polly" || !all[1].Shop || all[1].KeyName != "" {
+			t.Errorf("shop order = %+v", all[1])
+		}
+		if all[2].KeyName != "partner" || all[2].Shop || all[0].Complete != true {
+			t.Errorf("key orders = %+v, %+v", all[2], all[0])
+		}
+		openOrders, _, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{Complete: ptr(false), PetID: p.ID})
+		if err != nil || len(openOrders) != 1 || openOrders[0].ID != o1.ID {
+			t.Fatalf("open orders of Tweety = %v, %v", ids(openOrders), err)
+		}
+		page, more, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{Limit: 1, BeforeID: o3.ID})
+		if err != nil || !more || len(page) != 1 || page[0].ID != o2.ID {
+			t.Fatalf("page = %v, more %v, %v", ids(page), more, err)
+		}
+		// Paging one by one walks every order newest first; the last page
+		// says no more, as does a page that is exactly full.
+		var walked []int64
+		for before := int64(0); ; {
+			page, more, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{Limit: 1, BeforeID: before})
+			if err != nil || len(page) != 1 {
+				t.Fatalf("page before %d = %v, %v", before, ids(page), err)
+			}
+			walked = append(walked, page[0].ID)
+			if !more {
+				break
+			}
+			before = page[0].ID
+		}
+		if diff := cmp.Diff(ids(all), walked); diff != "" {
+			t.Fatalf("paged one by one (-want +got):\n%s", diff)
+		}
+		if full, more, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{Limit: 3}); err != nil || more || len(full) != 3 {
+			t.Fatalf("exactly full page = %v, more %v, %v", ids(full), more, err)
+		}
+		one, err := s.FindConsoleOrder(ctx, o2.ID)
+		if err != nil || one.PetName != "Polly" || one.Quantity != 2 {
+			t.Fatalf("order = %+v, %v", one, err)
+		}
+		_, err = s.FindConsoleOrder(ctx, o4.ID)
+		wantCode(t, err, db.ENotFound)
 	})
 }

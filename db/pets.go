@@ -2,8 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 )
 
@@ -41,11 +39,7 @@ type NewPet struct {
 // Validate trims and checks the fields that need no database.
 func (p *NewPet) Validate() error {
 	var pr Problems
-	if p.Name == nil {
-		pr.Add("name", "is required")
-	} else {
-		checkName(&pr, "name", p.Name)
-	}
+	checkName(&pr, "name", p.Name)
 	switch {
 	case p.CategoryID == nil:
 		pr.Add("categoryId", "is required")
@@ -90,25 +84,12 @@ func (s *Store) FindPets(ctx context.Context, f PetFilter) ([]*Pet, bool, error)
 		w.add("p.id IN " + in(&w, f.IDs))
 	}
 	tail := f.Page.clause(&w, "p.id")
-	var pets []*Pet
-	if err := s.sel(ctx, &pets, `SELECT `+petCols+petFrom+w.String()+tail, w.args...); err != nil {
-		return nil, false, fmt.Errorf("find pets: %w", err)
-	}
-	pets, more := trim(pets, f.Page)
-	return pets, more, nil
+	return selectPage[*Pet](ctx, s, "pets", f.Page, `SELECT `+petCols+petFrom+w.String()+tail, w.args...)
 }
 
 // FindPetByID returns a live pet. Errors: not_found.
 func (s *Store) FindPetByID(ctx context.Context, id int64) (*Pet, error) {
-	var p Pet
-	err := s.get(ctx, &p, `SELECT `+petCols+petFrom+` WHERE p.id = $1 AND p.deleted_at IS NULL`, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ENotFound, "Pet %d not found.", id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("find pet: %w", err)
-	}
-	return &p, nil
+	return findOne[Pet](ctx, s.get, "pet", notFound("Pet", id), `SELECT `+petCols+petFrom+` WHERE p.id = $1 AND p.deleted_at IS NULL`, id)
 }
 
 // CreatePet adds a pet with its inventory entry: stock 1 when available,
@@ -285,4 +266,36 @@ func (tx *Tx) writeStock(ctx context.Context, p *Pet) error {
 // Inventory is the pet's inventory entry.
 func (p *Pet) Inventory() *InventoryItem {
 	return &InventoryItem{PetID: p.ID, Quantity: p.Stock, Status: p.Status}
+}
+
+// PetSummary names a pet for an order history: deleted pets included,
+// since their orders stay (SPEC §13).
+type PetSummary struct {
+	ID           int64  `db:"id"`
+	Name         string `db:"name"`
+	CategoryName string `db:"category_name"`
+	Deleted      bool   `db:"deleted"`
+}
+
+// FindPetSummaries returns the name and category of each pet in ids that
+// ever existed, live or deleted, keyed by id. It reads at most MaxLimit
+// ids per query.
+func (s *Store) FindPetSummaries(ctx context.Context, ids []int64) (map[int64]*PetSummary, error) {
+	out := make(map[int64]*PetSummary, len(ids))
+	for len(ids) > 0 {
+		batch := ids[:min(len(ids), MaxLimit)]
+		ids = ids[len(batch):]
+		var w where
+		w.add("p.id IN " + in(&w, batch))
+		var rows []*PetSummary
+		err := s.sel(ctx, &rows, `SELECT p.id, p.name, c.name AS category_name, (p.deleted_at IS NOT NULL) AS deleted
+			FROM pets p JOIN categories c ON c.id = p.category_id`+w.String(), w.args...)
+		if err != nil {
+			return nil, fmt.Errorf("find pet summaries: %w", err)
+		}
+		for _, r := range rows {
+			out[r.ID] = r
+		}
+	}
+	return out, nil
 }

@@ -1,6 +1,10 @@
 package db
 
 import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -36,7 +40,9 @@ func (w *where) String() string {
 	return " WHERE " + strings.Join(w.conds, " AND ")
 }
 
-// Page is the keyset window of a list: rows with id > AfterID, at most Limit.
+// Page is the keyset window of a list: at most Limit rows following the
+// row AfterID in the list's order. Lists go by id, oldest first; a list
+// newest first (the console's orders) takes the rows below AfterID.
 type Page struct {
 	AfterID int64
 	Limit   int
@@ -62,6 +68,48 @@ func (p Page) clause(w *where, col string) string {
 		w.add(col + " > " + w.arg(p.AfterID))
 	}
 	return " ORDER BY " + col + " LIMIT " + strconv.Itoa(p.limit()+1)
+}
+
+// newestFirst is clause for a list in descending col order: AfterID is
+// the last id of the page before, so the rows that follow have smaller ids.
+func (p Page) newestFirst(w *where, col string) string {
+	if p.AfterID > 0 {
+		w.add(col + " < " + w.arg(p.AfterID))
+	}
+	return " ORDER BY " + col + " DESC LIMIT " + strconv.Itoa(p.limit()+1)
+}
+
+// getter runs a query for one row: Store.get or Tx.get.
+type getter func(ctx context.Context, dest any, query string, args ...any) error
+
+// findOne reads the one row query selects into a new T. No row is
+// notFound; any other failure is wrapped with what was being found.
+func findOne[T any](ctx context.Context, g getter, what string, notFound error, query string, args ...any) (*T, error) {
+	var v T
+	err := g(ctx, &v, query, args...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find %s: %w", what, err)
+	}
+	return &v, nil
+}
+
+// notFound is the not_found error of a resource by id: "Pet 7 not found."
+func notFound(noun string, id int64) error {
+	return Errorf(ENotFound, "%s %d not found.", noun, id)
+}
+
+// selectPage runs a list query whose tail is page's clause (one row past
+// the page) and trims the rows to the page, reporting whether more follow.
+func selectPage[T any](ctx context.Context, s *Store, what string, page Page, query string, args ...any) ([]T, bool, error) {
+	var rows []T
+	if err := s.sel(ctx, &rows, query, args...); err != nil {
+		return nil, false, fmt.Errorf("find %s: %w", what, err)
+	}
+	rows, more := trim(rows, page)
+	return rows, more, nil
 }
 
 // trim cuts the extra row and reports whether there was one.

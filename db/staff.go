@@ -2,8 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -54,30 +52,18 @@ func (tx *Tx) insertStaffUser(ctx context.Context, username, passwordHash string
 	return &u, nil
 }
 
+const staffUserQuery = `SELECT id, username, password_hash, created_at FROM staff_users `
+
+var errNoSuchUser = Errorf(ENotFound, "No such user.")
+
 // FindStaffUserByUsername returns a console user. Errors: not_found.
 func (s *Store) FindStaffUserByUsername(ctx context.Context, username string) (*StaffUser, error) {
-	var u StaffUser
-	err := s.get(ctx, &u, `SELECT id, username, password_hash, created_at FROM staff_users WHERE username = $1`, username)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ENotFound, "No such user.")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("find staff user: %w", err)
-	}
-	return &u, nil
+	return findOne[StaffUser](ctx, s.get, "staff user", errNoSuchUser, staffUserQuery+`WHERE username = $1`, username)
 }
 
 // FindStaffUserByID returns a console user. Errors: not_found.
 func (s *Store) FindStaffUserByID(ctx context.Context, id int64) (*StaffUser, error) {
-	var u StaffUser
-	err := s.get(ctx, &u, `SELECT id, username, password_hash, created_at FROM staff_users WHERE id = $1`, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ENotFound, "No such user.")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("find staff user: %w", err)
-	}
-	return &u, nil
+	return findOne[StaffUser](ctx, s.get, "staff user", errNoSuchUser, staffUserQuery+`WHERE id = $1`, id)
 }
 
 // CheckUsername trims a console username and checks it the way

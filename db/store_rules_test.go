@@ -12,15 +12,6 @@ import (
 // they check status and stock together and that the status still follows
 // from stock and open orders.
 
-// rulePet opens a fresh store with one pet of the given stock.
-func rulePet(t *testing.T, open dbtest.Open, stock int64) (*db.Store, *db.Pet) {
-	t.Helper()
-	ctx := context.Background()
-	s := open(t)
-	c := MustCreateCategory(t, ctx, s, "Dogs")
-	return s, MustCreatePet(t, ctx, s, c.ID, "Rex", stock)
-}
-
 func complete(t *testing.T, ctx context.Context, s *db.Store, orderID int64) {
 	t.Helper()
 	o, err := s.UpdateOrder(ctx, orderID, db.OrderUpdate{Complete: ptr(true)})
@@ -45,7 +36,7 @@ func TestRuleOrderPlaced(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
 		t.Run("OK", func(t *testing.T) {
-			s, p := rulePet(t, open, 5)
+			s, p := storeWithPet(t, open, 5)
 			o := mustOrder(t, ctx, s, db.Owner{}, p.ID, 2)
 			if o.Quantity != 2 || o.PetID != p.ID || o.Complete {
 				t.Fatalf("order = %+v, want 2 of pet %d, open", o, p.ID)
@@ -53,26 +44,30 @@ func TestRuleOrderPlaced(t *testing.T) {
 			wantRule(t, ctx, s, p.ID, db.StatusAvailable, 3)
 		})
 		t.Run("OKLastUnitsMakePending", func(t *testing.T) {
-			s, p := rulePet(t, open, 3)
+			s, p := storeWithPet(t, open, 3)
 			mustOrder(t, ctx, s, db.Owner{}, p.ID, 3)
 			wantRule(t, ctx, s, p.ID, db.StatusPending, 0)
 		})
-		t.Run("ErrPetNotAvailablePending", func(t *testing.T) {
-			s, p := rulePet(t, open, 1)
-			mustOrder(t, ctx, s, db.Owner{}, p.ID, 1)
-			_, err := s.PlaceOrder(ctx, db.Owner{}, db.NewOrder{PetID: &p.ID, Quantity: ptr(int64(1))})
-			wantCode(t, err, db.EPetNotAvailable)
-			wantRule(t, ctx, s, p.ID, db.StatusPending, 0)
-		})
-		t.Run("ErrPetNotAvailableSold", func(t *testing.T) {
-			s, p := rulePet(t, open, 0)
-			wantRule(t, ctx, s, p.ID, db.StatusSold, 0)
-			_, err := s.PlaceOrder(ctx, db.Owner{}, db.NewOrder{PetID: &p.ID, Quantity: ptr(int64(1))})
-			wantCode(t, err, db.EPetNotAvailable)
-			wantRule(t, ctx, s, p.ID, db.StatusSold, 0)
-		})
+		for name, tc := range map[string]struct {
+			stock, ordered int64 // the pet's stock, then all of it ordered or not
+			status         string
+		}{
+			"ErrPetNotAvailablePending": {1, 1, db.StatusPending},
+			"ErrPetNotAvailableSold":    {0, 0, db.StatusSold},
+		} {
+			t.Run(name, func(t *testing.T) {
+				s, p := storeWithPet(t, open, tc.stock)
+				if tc.ordered > 0 {
+					mustOrder(t, ctx, s, db.Owner{}, p.ID, tc.ordered)
+				}
+				wantRule(t, ctx, s, p.ID, tc.status, 0)
+				_, err := s.PlaceOrder(ctx, db.Owner{}, db.NewOrder{PetID: &p.ID, Quantity: ptr(int64(1))})
+				wantCode(t, err, db.EPetNotAvailable)
+				wantRule(t, ctx, s, p.ID, tc.status, 0)
+			})
+		}
 		t.Run("ErrInsufficientStock", func(t *testing.T) {
-			s, p := rulePet(t, open, 2)
+			s, p := storeWithPet(t, open, 2)
 			_, err := s.PlaceOrder(ctx, db.Owner{}, db.NewOrder{PetID: &p.ID, Quantity: ptr(int64(3))})
 			wantCode(t, err, db.EInsufficientStock)
 			wantRule(t, ctx, s, p.ID, db.StatusAvailable, 2)
@@ -87,7 +82,7 @@ func TestRuleOrderCancelled(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
 		t.Run("OK", func(t *testing.T) {
-			s, p := rulePet(t, open, 5)
+			s, p := storeWithPet(t, open, 5)
 			o := mustOrder(t, ctx, s, db.Owner{}, p.ID, 2)
 			if err := s.CancelOrder(ctx, o.ID, nil); err != nil {
 				t.Fatal(err)
@@ -95,7 +90,7 @@ func TestRuleOrderCancelled(t *testing.T) {
 			wantRule(t, ctx, s, p.ID, db.StatusAvailable, 5)
 		})
 		t.Run("OKPendingBecomesAvailable", func(t *testing.T) {
-			s, p := rulePet(t, open, 4)
+			s, p := storeWithPet(t, open, 4)
 			a := mustOrder(t, ctx, s, db.Owner{}, p.ID, 1)
 			mustOrder(t, ctx, s, db.Owner{}, p.ID, 3)
 			wantRule(t, ctx, s, p.ID, db.StatusPending, 0)
@@ -107,7 +102,7 @@ func TestRuleOrderCancelled(t *testing.T) {
 		t.Run("OKSoldByHandThenCancelled", func(t *testing.T) {
 			// Stock set to 0 by hand with an open order: pending; the
 			// cancel returns the order's units.
-			s, p := rulePet(t, open, 3)
+			s, p := storeWithPet(t, open, 3)
 			o := mustOrder(t, ctx, s, db.Owner{}, p.ID, 2)
 			setStock(t, ctx, s, p.ID, 0)
 			wantRule(t, ctx, s, p.ID, db.StatusPending, 0)
@@ -123,14 +118,14 @@ func TestRuleOrderCompleted(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
 		t.Run("OKSold", func(t *testing.T) {
-			s, p := rulePet(t, open, 2)
+			s, p := storeWithPet(t, open, 2)
 			o := mustOrder(t, ctx, s, db.Owner{}, p.ID, 2)
 			wantRule(t, ctx, s, p.ID, db.StatusPending, 0)
 			complete(t, ctx, s, o.ID)
 			wantRule(t, ctx, s, p.ID, db.StatusSold, 0)
 		})
 		t.Run("OKOtherOpenStaysPending", func(t *testing.T) {
-			s, p := rulePet(t, open, 2)
+			s, p := storeWithPet(t, open, 2)
 			a := mustOrder(t, ctx, s, db.Owner{}, p.ID, 1)
 			b := mustOrder(t, ctx, s, db.Owner{}, p.ID, 1)
 			complete(t, ctx, s, a.ID)
@@ -139,7 +134,7 @@ func TestRuleOrderCompleted(t *testing.T) {
 			wantRule(t, ctx, s, p.ID, db.StatusSold, 0)
 		})
 		t.Run("OKStockStaysAvailable", func(t *testing.T) {
-			s, p := rulePet(t, open, 3)
+			s, p := storeWithPet(t, open, 3)
 			o := mustOrder(t, ctx, s, db.Owner{}, p.ID, 1)
 			complete(t, ctx, s, o.ID)
 			wantRule(t, ctx, s, p.ID, db.StatusAvailable, 2)
@@ -151,7 +146,7 @@ func TestRuleInventorySet(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
 		t.Run("OKPositiveFromSold", func(t *testing.T) {
-			s, p := rulePet(t, open, 0)
+			s, p := storeWithPet(t, open, 0)
 			it := setStock(t, ctx, s, p.ID, 7)
 			if it.Status != db.StatusAvailable || it.Quantity != 7 {
 				t.Fatalf("returned item = %+v, want available/7", it)
@@ -159,13 +154,13 @@ func TestRuleInventorySet(t *testing.T) {
 			wantRule(t, ctx, s, p.ID, db.StatusAvailable, 7)
 		})
 		t.Run("OKPositiveFromPending", func(t *testing.T) {
-			s, p := rulePet(t, open, 1)
+			s, p := storeWithPet(t, open, 1)
 			mustOrder(t, ctx, s, db.Owner{}, p.ID, 1)
 			setStock(t, ctx, s, p.ID, 4)
 			wantRule(t, ctx, s, p.ID, db.StatusAvailable, 4)
 		})
 		t.Run("OKZeroWithOpenOrdersIsPending", func(t *testing.T) {
-			s, p := rulePet(t, open, 5)
+			s, p := storeWithPet(t, open, 5)
 			mustOrder(t, ctx, s, db.Owner{}, p.ID, 1)
 			it := setStock(t, ctx, s, p.ID, 0)
 			if it.Status != db.StatusPending || it.Quantity != 0 {
@@ -174,14 +169,14 @@ func TestRuleInventorySet(t *testing.T) {
 			wantRule(t, ctx, s, p.ID, db.StatusPending, 0)
 		})
 		t.Run("OKZeroWithoutOpenOrdersIsSold", func(t *testing.T) {
-			s, p := rulePet(t, open, 5)
+			s, p := storeWithPet(t, open, 5)
 			o := mustOrder(t, ctx, s, db.Owner{}, p.ID, 1)
 			complete(t, ctx, s, o.ID)
 			setStock(t, ctx, s, p.ID, 0)
 			wantRule(t, ctx, s, p.ID, db.StatusSold, 0)
 		})
 		t.Run("ErrValidationFailed", func(t *testing.T) {
-			s, p := rulePet(t, open, 5)
+			s, p := storeWithPet(t, open, 5)
 			for _, q := range []*int64{nil, ptr(int64(-1)), ptr(int64(db.MaxInventoryQuantity + 1))} {
 				_, err := s.SetInventory(ctx, p.ID, db.InventoryUpdate{Quantity: q})
 				wantField(t, err, "quantity")
@@ -191,7 +186,7 @@ func TestRuleInventorySet(t *testing.T) {
 			wantRule(t, ctx, s, p.ID, db.StatusAvailable, db.MaxInventoryQuantity)
 		})
 		t.Run("ErrNotFound", func(t *testing.T) {
-			s, _ := rulePet(t, open, 5)
+			s, _ := storeWithPet(t, open, 5)
 			_, err := s.SetInventory(ctx, 4242, db.InventoryUpdate{Quantity: ptr(int64(1))})
 			wantCode(t, err, db.ENotFound)
 		})
@@ -206,19 +201,28 @@ func setStatus(ctx context.Context, s *db.Store, p *db.Pet, status *string) (*db
 func TestRuleStaffSetsStatus(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
-		t.Run("OKAvailableToSold", func(t *testing.T) {
-			s, p := rulePet(t, open, 4)
-			got, err := setStatus(ctx, s, p, ptr(db.StatusSold))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Status != db.StatusSold || got.Stock != 0 {
-				t.Fatalf("returned pet = %s/%d, want sold/0", got.Status, got.Stock)
-			}
-			wantRule(t, ctx, s, p.ID, db.StatusSold, 0)
-		})
+		for name, tc := range map[string]struct {
+			stock     int64
+			to        string
+			wantStock int64
+		}{
+			"OKAvailableToSold": {4, db.StatusSold, 0},
+			"OKSoldToAvailable": {0, db.StatusAvailable, 1},
+		} {
+			t.Run(name, func(t *testing.T) {
+				s, p := storeWithPet(t, open, tc.stock)
+				got, err := setStatus(ctx, s, p, ptr(tc.to))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Status != tc.to || got.Stock != tc.wantStock {
+					t.Fatalf("returned pet = %s/%d, want %s/%d", got.Status, got.Stock, tc.to, tc.wantStock)
+				}
+				wantRule(t, ctx, s, p.ID, tc.to, tc.wantStock)
+			})
+		}
 		t.Run("OKAvailableToSoldAfterCompletedOrders", func(t *testing.T) {
-			s, p := rulePet(t, open, 4)
+			s, p := storeWithPet(t, open, 4)
 			complete(t, ctx, s, mustOrder(t, ctx, s, db.Owner{}, p.ID, 1).ID)
 			if _, err := setStatus(ctx, s, p, ptr(db.StatusSold)); err != nil {
 				t.Fatal(err)
@@ -226,22 +230,11 @@ func TestRuleStaffSetsStatus(t *testing.T) {
 			wantRule(t, ctx, s, p.ID, db.StatusSold, 0)
 		})
 		t.Run("ErrPetHasOpenOrders", func(t *testing.T) {
-			s, p := rulePet(t, open, 4)
+			s, p := storeWithPet(t, open, 4)
 			mustOrder(t, ctx, s, db.Owner{}, p.ID, 1)
 			_, err := setStatus(ctx, s, p, ptr(db.StatusSold))
 			wantCode(t, err, db.EPetHasOpenOrders)
 			wantRule(t, ctx, s, p.ID, db.StatusAvailable, 3)
-		})
-		t.Run("OKSoldToAvailable", func(t *testing.T) {
-			s, p := rulePet(t, open, 0)
-			got, err := setStatus(ctx, s, p, ptr(db.StatusAvailable))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Status != db.StatusAvailable || got.Stock != 1 {
-				t.Fatalf("returned pet = %s/%d, want available/1", got.Status, got.Stock)
-			}
-			wantRule(t, ctx, s, p.ID, db.StatusAvailable, 1)
 		})
 		t.Run("ErrInvalidTransition", func(t *testing.T) {
 			for name, tc := range map[string]struct {
@@ -255,7 +248,7 @@ func TestRuleStaffSetsStatus(t *testing.T) {
 				"pendingToSold":      {stock: 2, pending: true, to: db.StatusSold},
 			} {
 				t.Run(name, func(t *testing.T) {
-					s, p := rulePet(t, open, tc.stock)
+					s, p := storeWithPet(t, open, tc.stock)
 					if tc.pending {
 						mustOrder(t, ctx, s, db.Owner{}, p.ID, tc.stock)
 					}
@@ -269,7 +262,7 @@ func TestRuleStaffSetsStatus(t *testing.T) {
 		t.Run("OKNoStatusKeepsIt", func(t *testing.T) {
 			for name, stock := range map[string]int64{"available": 3, "sold": 0} {
 				t.Run(name, func(t *testing.T) {
-					s, p := rulePet(t, open, stock)
+					s, p := storeWithPet(t, open, stock)
 					p.Name = "Renamed"
 					got, err := setStatus(ctx, s, p, nil)
 					if err != nil {
@@ -292,7 +285,7 @@ func TestRuleStaffSetsStatus(t *testing.T) {
 				db.StatusPending:   {stock: 2, pending: true},
 			} {
 				t.Run(name, func(t *testing.T) {
-					s, p := rulePet(t, open, tc.stock)
+					s, p := storeWithPet(t, open, tc.stock)
 					wantStock := tc.stock
 					if tc.pending {
 						mustOrder(t, ctx, s, db.Owner{}, p.ID, tc.stock)

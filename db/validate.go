@@ -14,11 +14,15 @@ const (
 	MaxInventoryQuantity = 1_000_000
 )
 
-// checkName trims a name and records why it is unacceptable, if it is.
-// Control characters are looked for before trimming: a tab or a U+0085
+// checkName trims a name and records why it is unacceptable, if it is; a
+// missing name (nil) is required. Control characters are looked for before trimming: a tab or a U+0085
 // at the end is trimmable space to strings.TrimSpace but a control
 // character to SPEC §2 and to the API document's pattern.
 func checkName(p *Problems, field string, name *string) {
+	if name == nil {
+		p.Add(field, "is required")
+		return
+	}
 	control := hasControl(*name)
 	*name = strings.TrimSpace(*name)
 	n := utf8.RuneCountInString(*name)

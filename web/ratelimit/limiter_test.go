@@ -190,7 +190,7 @@ func testWindows(t *testing.T, newStore newStoreFunc) {
 
 	t.Run("Headers", func(t *testing.T) {
 		l, clock := setup(t, "12:00:42.3")
-		free, _ := PlanLimits(PlanFree)
+		free := Limits{Plan: "free", PerMinute: 60, PerDay: 1000}
 		minuteReset, dayReset := unix(clock.at(t, "12:01:00")), unix(clock.at(t, "00:00:00").AddDate(0, 0, 1))
 		headers := func(d Decision) map[string]string {
 			h := map[string]string{}

@@ -1,0 +1,74 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// The dashboard is one read across the aggregates: pets by status, orders
+// by state, keys live and revoked, and the bans in force.
+
+// Dashboard holds the console's overview counts.
+type Dashboard struct {
+	// Pets counts live pets by status (available, pending, sold).
+	Pets           map[string]int
+	OpenOrders     int
+	CompleteOrders int
+	ActiveKeys     int
+	RevokedKeys    int
+	// ActiveBans counts subjects banned now: keys and anonymous IPs.
+	ActiveBans int
+	// BannedKeys counts the keys among them.
+	BannedKeys int
+}
+
+// CountDashboard reads the dashboard's counts.
+func (s *Store) CountDashboard(ctx context.Context) (*Dashboard, error) {
+	d := &Dashboard{Pets: map[string]int{StatusAvailable: 0, StatusPending: 0, StatusSold: 0}}
+	var pets []struct {
+		Status string `db:"status"`
+		N      int    `db:"n"`
+	}
+	if err := s.sel(ctx, &pets, `SELECT status, count(*) AS n FROM pets WHERE deleted_at IS NULL GROUP BY status`); err != nil {
+		return nil, fmt.Errorf("count pets: %w", err)
+	}
+	for _, p := range pets {
+		d.Pets[p.Status] = p.N
+	}
+	var orders struct {
+		Open     int `db:"open"`
+		Complete int `db:"complete"`
+	}
+	err := s.get(ctx, &orders, `SELECT
+		COALESCE(SUM(CASE WHEN state = 'open' THEN 1 ELSE 0 END), 0) AS open,
+		COALESCE(SUM(CASE WHEN state = 'complete' THEN 1 ELSE 0 END), 0) AS complete
+		FROM orders`)
+	if err != nil {
+		return nil, fmt.Errorf("count orders: %w", err)
+	}
+	d.OpenOrders, d.CompleteOrders = orders.Open, orders.Complete
+	var keys struct {
+		Active  int `db:"active"`
+		Revoked int `db:"revoked"`
+	}
+	err = s.get(ctx, &keys, `SELECT
+		COALESCE(SUM(CASE WHEN revoked_at IS NULL THEN 1 ELSE 0 END), 0) AS active,
+		COALESCE(SUM(CASE WHEN revoked_at IS NULL THEN 0 ELSE 1 END), 0) AS revoked
+		FROM api_keys`)
+	if err != nil {
+		return nil, fmt.Errorf("count keys: %w", err)
+	}
+	d.ActiveKeys, d.RevokedKeys = keys.Active, keys.Revoked
+	bans, err := s.ActiveBans(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d.ActiveBans = len(bans)
+	for subject := range bans {
+		if strings.HasPrefix(subject, "key:") {
+			d.BannedKeys++
+		}
+	}
+	return d, nil
+}

@@ -1,0 +1,196 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// LineError says which line of a multi-line order failed.
+type LineError struct {
+	Line int // 0-based
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line+1, e.Err) }
+
+// Unwrap exposes the line's own error, so ErrorCode sees its code.
+func (e *LineError) Unwrap() error { return e.Err }
+
+// PlaceOrder places one order. Errors: validation_failed (also for a pet
+// that does not exist), pet_not_available, insufficient_stock.
+func (s *Store) PlaceOrder(ctx context.Context, owner Owner, in NewOrder) (*Order, error) {
+	os, err := s.PlaceOrders(ctx, owner, []NewOrder{in})
+	if err != nil {
+		var le *LineError
+		if errors.As(err, &le) {
+			return nil, le.Err
+		}
+		return nil, err
+	}
+	return os[0], nil
+}
+
+// PlaceOrders places every line in one transaction: all or nothing. A
+// failing line comes back as a *LineError wrapping the codes of PlaceOrder;
+// no lines at all is validation_failed (the storefront's empty cart).
+func (s *Store) PlaceOrders(ctx context.Context, owner Owner, lines []NewOrder) ([]*Order, error) {
+	return s.placeOrders(ctx, owner, lines, 0)
+}
+
+// placeOrders is PlaceOrders with, when maxOpenUnits > 0, the cap of
+// PlaceShopOrders on owner's open units.
+func (s *Store) placeOrders(ctx context.Context, owner Owner, lines []NewOrder, maxOpenUnits int64) ([]*Order, error) {
+	if len(lines) == 0 {
+		return nil, Errorf(EValidationFailed, "Nothing to order: give at least one pet.")
+	}
+	ships := make([]*time.Time, len(lines))
+	for i := range lines {
+		ship, err := lines[i].Validate()
+		if err != nil {
+			return nil, &LineError{Line: i, Err: err}
+		}
+		ships[i] = ship
+	}
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	if maxOpenUnits > 0 {
+		if err := tx.checkOpenUnits(ctx, owner.ShopperID, lines, maxOpenUnits); err != nil {
+			return nil, err
+		}
+	}
+	if err := tx.lockPets(ctx, lines); err != nil {
+		return nil, err
+	}
+	orders := make([]*Order, len(lines))
+	for i, in := range lines {
+		o, err := tx.placeOrder(ctx, owner, *in.PetID, *in.Quantity, ships[i])
+		if err != nil {
+			var coded *Error
+			if errors.As(err, &coded) {
+				return nil, &LineError{Line: i, Err: err}
+			}
+			return nil, err
+		}
+		orders[i] = o
+	}
+	return orders, tx.Commit()
+}
+
+// lockPets locks every pet of a checkout in id order before any line
+// writes. Locking line by line would deadlock on PostgreSQL: two carts naming
+// the same pets in opposite orders, or a cart whose first line already holds
+// the events lock while a restock of its second pet waits for that lock.
+// A pet that does not exist is left for its line to report.
+func (tx *Tx) lockPets(ctx context.Context, lines []NewOrder) error {
+	if len(lines) < 2 {
+		return nil
+	}
+	ids := make([]int64, 0, len(lines))
+	for _, in := range lines {
+		ids = append(ids, *in.PetID)
+	}
+	slices.Sort(ids)
+	for _, id := range slices.Compact(ids) {
+		if _, err := tx.lockPet(ctx, id); err != nil && ErrorCode(err) != ENotFound {
+			return err
+		}
+	}
+	return nil
+}
+
+func (tx *Tx) placeOrder(ctx context.Context, owner Owner, petID, qty int64, ship *time.Time) (*Order, error) {
+	p, err := tx.lockPet(ctx, petID)
+	if ErrorCode(err) == ENotFound {
+		return nil, Invalid("petId", "pet %d does not exist", petID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p.Status != StatusAvailable {
+		return nil, Errorf(EPetNotAvailable, "Pet %d is %s.", petID, p.Status)
+	}
+	if p.Stock < qty {
+		return nil, Errorf(EInsufficientStock, "Only %d of pet %d in stock.", p.Stock, petID)
+	}
+	var keyID *int64
+	var shopper *string
+	if owner.ShopperID != "" {
+		shopper = &owner.ShopperID
+	} else if owner.APIKeyID > 0 {
+		keyID = &owner.APIKeyID
+	}
+	o := &Order{PetID: petID, Quantity: qty, ShipDate: ship, State: OrderOpen, CreatedAt: tx.now}
+	err = tx.get(ctx, &o.ID, `INSERT INTO orders (pet_id, quantity, ship_date, state, api_key_id, shopper_id, created_at, updated_at)
+		VALUES ($1, $2, $3, 'open', $4, $5, $6, $6) RETURNING id`, petID, qty, ship, keyID, shopper, tx.now)
+	if err != nil {
+		return nil, fmt.Errorf("insert order: %w", err)
+	}
+	p.Stock -= qty
+	p.Status = deriveStatus(p.Stock, 1)
+	if err := tx.writeStock(ctx, p); err != nil {
+		return nil, err
+	}
+	if err := tx.addEvent(ctx, EventOrderCreated, o); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// PlaceShopOrders places a storefront checkout like PlaceOrders, and
+// refuses it whole when the shopper's open orders would then hold more than
+// maxOpenUnits units (SPEC §9: PETSTORE_SHOP_MAX_OPEN_UNITS), so that one
+// browser cannot reserve the whole catalog. Errors: those of PlaceOrders,
+// and too_many_open_units (nothing placed).
+func (s *Store) PlaceShopOrders(ctx context.Context, shopperID string, maxOpenUnits int64, lines []NewOrder) ([]*Order, error) {
+	if shopperID == "" || maxOpenUnits < 1 {
+		return nil, fmt.Errorf("place shop orders: need a shopper and a positive cap, got %q and %d", shopperID, maxOpenUnits)
+	}
+	return s.placeOrders(ctx, Owner{ShopperID: shopperID}, lines, maxOpenUnits)
+}
+
+// shopperLockSpace ("SHOP") is the first key of the PostgreSQL advisory
+// locks that serialise one shopper's checkouts: the two-key form never
+// meets the one-key locks of migrations.
+const shopperLockSpace = 0x53484f50
+
+// checkOpenUnits refuses lines when they would bring shopper's open orders
+// past max units. It runs first in the checkout's transaction, holding the
+// shopper's lock until commit, so two checkouts of one shopper at once
+// cannot both fit under the cap: on PostgreSQL an advisory lock on the
+// shopper (taken before any pet's lock, always in that order), on SQLite
+// the single writer every transaction here already waits for.
+func (tx *Tx) checkOpenUnits(ctx context.Context, shopper string, lines []NewOrder, max int64) error {
+	if tx.dialect() == DialectPostgres {
+		if _, err := tx.exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, shopperLockSpace, shopper); err != nil {
+			return fmt.Errorf("lock shopper: %w", err)
+		}
+	}
+	var held int64
+	err := tx.get(ctx, &held, `SELECT COALESCE(SUM(quantity), 0) FROM orders WHERE shopper_id = $1 AND state = 'open'`, shopper)
+	if err != nil {
+		return fmt.Errorf("count open units: %w", err)
+	}
+	var adding int64
+	for _, in := range lines {
+		adding += *in.Quantity
+	}
+	if held+adding > max {
+		return &Error{Code: ETooManyOpenUnits, Message: openUnitsMessage(held, adding, max)}
+	}
+	return nil
+}
+
+// openUnitsMessage says why a checkout went past the cap, and what fits.
+func openUnitsMessage(held, adding, max int64) string {
+	msg := fmt.Sprintf("Nothing was ordered: one shopper may have at most %d pets in open orders, and this checkout would bring yours to %d.", max, held+adding)
+	if room := max - held; room > 0 {
+		return msg + fmt.Sprintf(" You can order %d more.", room)
+	}
+	return msg + " Wait until an order is complete, or cancel one."
+}
