@@ -143,10 +143,15 @@ func TestKeysAPI(t *testing.T) {
 			{"revoked key is refused", "GET", "/api/pets", plain, nil, 401, "unauthorized", ""},
 			{"revoked key on an open operation", "GET", "/api/openapi.json", plain, nil, 401, "unauthorized", ""},
 			{"revoke again", "DELETE", keyPath, a.Staff, nil, 204, "", ""},
+			{"PATCH a revoked key", "PATCH", keyPath, a.Staff, map[string]any{"name": "Renamed"}, 404, "not_found", ""},
+			{"PATCH a revoked key with a bad plan", "PATCH", keyPath, a.Staff, map[string]any{"plan": "gold"}, 404, "not_found", ""},
 		})
 		t.Run("revoked key stays listed", func(t *testing.T) {
 			listed := a.ListedKey(t, id)
 			handlerstest.WantKeyFields(t, listed, "revokedAt")
+			if got := listed["name"]; got == "Renamed" {
+				t.Errorf("name = %v: the PATCH of the revoked key changed it", got)
+			}
 			if got, want := listed["revokedAt"], handlerstest.JSONTime(a.Clock.Now()); got != want {
 				t.Errorf("revokedAt = %v, want %s", got, want)
 			}

@@ -137,17 +137,14 @@ func (h *Handler) EditKey(c *fiber.Ctx) error {
 }
 
 // UpdateKey changes a key's name, plan or enterprise limits
-// (Store.UpdateAPIKey); the limiter reads them from the key on its next
-// request.
+// (Store.UpdateAPIKey, which refuses a revoked key); the limiter reads
+// them from the key on its next request.
 func (h *Handler) UpdateKey(c *fiber.Ctx) error {
 	k, err := web.FindByPath(c, "keyId", h.Store.FindAPIKeyByID)
 	if err != nil {
 		return err
 	}
 	id := k.ID
-	if k.RevokedAt != nil {
-		return db.Errorf(db.ENotFound, "API key %d is revoked.", id)
-	}
 	in, f := keyForm(c, false)
 	if len(f.Errors) > 0 {
 		return h.renderKeyEdit(c, fiber.StatusUnprocessableEntity, k, f)

@@ -52,7 +52,7 @@ type KeyRow struct {
 	Error string
 }
 
-var plans = []string{db.PlanFree, db.PlanPro, db.PlanBusiness, db.PlanEnterprise}
+var plans = db.Plans
 
 // planLabel describes a plan with its limits.
 func planLabel(plan string) string {
