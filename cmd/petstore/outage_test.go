@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/redis/go-redis/v9"
 
 	"petstore/db"
 	"petstore/db/dbtest"
@@ -28,6 +29,27 @@ import (
 
 // maxAnswer is how long any request may take while a dependency is gone.
 const maxAnswer = 5 * time.Second
+
+// startBehindRedisProxy starts one instance on a fresh SQLite file that
+// reaches the test Redis through a proxy the test can cut or stall, cut
+// from the start when cut is set, with counters of its own in Redis. It
+// returns the instance, the proxy and a client of Redis itself.
+func startBehindRedisProxy(t *testing.T, cut bool) (*node, *tcpProxy, *redis.Client) {
+	t.Helper()
+	redisURL := requireRedis(t)
+	proxied, proxy := viaProxy(t, redisURL)
+	if cut {
+		proxy.Cut()
+	}
+	rc := redisClient(t, redisURL)
+	cfg := testConfig(t, map[string]string{
+		"DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "store.db"),
+		"REDIS_URL":    proxied,
+		"SESSION_KEYS": testSessionKey,
+	})
+	cfg.RedisPrefix = redisPrefix(t, rc)
+	return startNode(t, "A", cfg, nil, nil), proxy, rc
+}
 
 // viaProxy returns rawURL with its host replaced by a proxy to that host.
 func viaProxy(t *testing.T, rawURL string) (string, *tcpProxy) {
@@ -70,35 +92,23 @@ func TestPostgresOutage(t *testing.T) {
 	var (
 		mu      sync.Mutex
 		results []orderResult
-		stop    = make(chan struct{})
-		wg      sync.WaitGroup
 	)
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				began := time.Now()
-				ans := call(c, "POST", n.base+"/api/store/orders", staff, map[string]any{"petId": pet.ID, "quantity": 1})
-				r := orderResult{status: ans.status, err: ans.err, elapsed: time.Since(began)}
-				var body struct {
-					ID   int64  `json:"id"`
-					Code string `json:"code"`
-				}
-				_ = json.Unmarshal(ans.body, &body)
-				r.id, r.code = body.ID, body.Code
-				mu.Lock()
-				results = append(results, r)
-				mu.Unlock()
-				time.Sleep(5 * time.Millisecond)
-			}
-		}()
-	}
+	stopOrders := untilStopped(4, func() bool {
+		began := time.Now()
+		ans := call(c, "POST", n.base+"/api/store/orders", staff, map[string]any{"petId": pet.ID, "quantity": 1})
+		r := orderResult{status: ans.status, err: ans.err, elapsed: time.Since(began)}
+		var body struct {
+			ID   int64  `json:"id"`
+			Code string `json:"code"`
+		}
+		_ = json.Unmarshal(ans.body, &body)
+		r.id, r.code = body.ID, body.Code
+		mu.Lock()
+		results = append(results, r)
+		mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+		return true
+	})
 	time.Sleep(300 * time.Millisecond)
 
 	proxy.Cut()
@@ -145,8 +155,7 @@ func TestPostgresOutage(t *testing.T) {
 	}
 	call(c, "GET", n.base+"/api/pets", staff, nil).must(t, 200, nil)
 	time.Sleep(300 * time.Millisecond) // orders flow again
-	close(stop)
-	wg.Wait()
+	stopOrders()
 
 	// Every answer was 201 or 503, quick, and orders succeed again.
 	counts := map[int]int{}
@@ -272,16 +281,7 @@ func TestPostgresStall(t *testing.T) {
 // TestRedisOutage cuts Redis away from a serving instance, then brings it
 // back.
 func TestRedisOutage(t *testing.T) {
-	redisURL := requireRedis(t)
-	proxied, proxy := viaProxy(t, redisURL)
-	rc := redisClient(t, redisURL)
-	cfg := testConfig(t, map[string]string{
-		"DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "store.db"),
-		"REDIS_URL":    proxied,
-		"SESSION_KEYS": testSessionKey,
-	})
-	cfg.RedisPrefix = redisPrefix(t, rc)
-	n := startNode(t, "A", cfg, nil, nil)
+	n, proxy, rc := startBehindRedisProxy(t, false)
 	key, k := issueKey(t, n.srv.Store, "reader", db.RoleCustomer, 1000, 100_000)
 	small, _ := issueKey(t, n.srv.Store, "small", db.RoleCustomer, 3, 100_000)
 	c := newClient(t)
@@ -289,7 +289,7 @@ func TestRedisOutage(t *testing.T) {
 
 	// counted reads this minute's shared counter of the key.
 	counted := func() (int64, string) {
-		name := fmt.Sprintf("%s{%s}:m:%d", cfg.RedisPrefix, k.Subject(), n.clock.Now().Unix()/60)
+		name := fmt.Sprintf("%s{%s}:m:%d", n.cfg.RedisPrefix, k.Subject(), n.clock.Now().Unix()/60)
 		v, err := rc.Get(ctx, name).Int64()
 		if err != nil {
 			return 0, name
@@ -368,16 +368,7 @@ func TestRedisOutage(t *testing.T) {
 // that answers), later ones not at all, and counting resumes in Redis when
 // it answers again.
 func TestRedisStall(t *testing.T) {
-	redisURL := requireRedis(t)
-	proxied, proxy := viaProxy(t, redisURL)
-	rc := redisClient(t, redisURL)
-	cfg := testConfig(t, map[string]string{
-		"DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "store.db"),
-		"REDIS_URL":    proxied,
-		"SESSION_KEYS": testSessionKey,
-	})
-	cfg.RedisPrefix = redisPrefix(t, rc)
-	n := startNode(t, "A", cfg, nil, nil)
+	n, proxy, _ := startBehindRedisProxy(t, false)
 	key, _ := issueKey(t, n.srv.Store, "reader", db.RoleCustomer, 1000, 100_000)
 	c := newClient(t)
 	call(c, "GET", n.base+"/api/categories", key, nil).must(t, 200, nil)

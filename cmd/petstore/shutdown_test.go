@@ -117,41 +117,26 @@ func TestGracefulShutdown(t *testing.T) {
 		mu       sync.Mutex
 		accepted []int64
 		fiveXX   []string
-		stop     = make(chan struct{})
-		wg       sync.WaitGroup
 	)
-	for w := 0; w < 8; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				status, body, err := call("POST", "/api/store/orders", map[string]any{"petId": pet.ID, "quantity": 1})
-				if err != nil {
-					// Refused or reset connections are the server going away,
-					// not answers: the client knows the order was not confirmed.
-					if strings.Contains(err.Error(), "refused") {
-						return
-					}
-					continue
-				}
-				mu.Lock()
-				switch {
-				case status == 201:
-					var o db.Order
-					_ = json.Unmarshal(body, &o)
-					accepted = append(accepted, o.ID)
-				case status >= 500:
-					fiveXX = append(fiveXX, fmt.Sprintf("%d %s", status, body))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
+	stopOrders := untilStopped(8, func() bool {
+		status, body, err := call("POST", "/api/store/orders", map[string]any{"petId": pet.ID, "quantity": 1})
+		if err != nil {
+			// Refused or reset connections are the server going away,
+			// not answers: the client knows the order was not confirmed.
+			return !strings.Contains(err.Error(), "refused")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case status == 201:
+			var o db.Order
+			_ = json.Unmarshal(body, &o)
+			accepted = append(accepted, o.ID)
+		case status >= 500:
+			fiveXX = append(fiveXX, fmt.Sprintf("%d %s", status, body))
+		}
+		return true
+	})
 	stream := openEventStream(t, base, key)
 	time.Sleep(700 * time.Millisecond)
 	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
@@ -167,8 +152,7 @@ func TestGracefulShutdown(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("server did not stop within 20 s of SIGTERM")
 	}
-	close(stop)
-	wg.Wait()
+	stopOrders()
 	stream.wantShutdownEnd(t)
 	wantShutdownLogs(t, stderr.String())
 
@@ -270,5 +254,33 @@ func wantShutdownLogs(t *testing.T, stderr string) {
 	}
 	if _, ok := msgs["stopped"]["durationMs"].(float64); !ok {
 		t.Errorf("stopped logged as %v, want it with durationMs", msgs["stopped"])
+	}
+}
+
+// untilStopped runs work over and over on n goroutines until the returned
+// stop is called, a goroutine ending early when work returns false. stop
+// waits for all of them.
+func untilStopped(n int, work func() bool) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if !work() {
+					return
+				}
+			}
+		}()
+	}
+	return func() {
+		close(done)
+		wg.Wait()
 	}
 }
