@@ -17,6 +17,11 @@ run: build ## build and start the store on the embedded SQLite (var/petstore.db)
 build: ## build bin/petstore
 	$(GO) build -o $(BIN) ./cmd/petstore
 
+.PHONY: install
+install: ## go install petstore into GOBIN, else GOPATH/bin (usually ~/go/bin), to run it from anywhere
+	$(GO) install ./cmd/petstore
+	@echo "installed $$($(GO) env GOBIN | grep . || echo $$($(GO) env GOPATH)/bin)/petstore"
+
 .PHONY: generate
 generate: ## regenerate the templ views (*_templ.go)
 	$(GO) tool templ generate

@@ -220,19 +220,6 @@ func (s *Store) migrationLocker(ctx context.Context) (lock.SessionLocker, error)
 	return lock.NewPostgresSessionLocker(lock.WithLockID(int64(h.Sum64()>>1)), lock.WithLockTimeout(1, 300))
 }
 
-// SchemaUpToDate reports whether every embedded migration has been applied.
-func (s *Store) SchemaUpToDate(ctx context.Context) (bool, error) {
-	p, err := s.provider()
-	if err != nil {
-		return false, err
-	}
-	pending, err := p.HasPending(ctx)
-	if err != nil {
-		return false, fmt.Errorf("migration status: %w", err)
-	}
-	return !pending, nil
-}
-
 // OnEvent registers fn to run after any transaction that wrote an event
 // commits, so in-process listeners wake without polling.
 func (s *Store) OnEvent(fn func()) {

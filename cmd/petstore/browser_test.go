@@ -14,7 +14,6 @@ package main
 // they fail.
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -24,7 +23,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -53,7 +51,7 @@ type testServer struct {
 	Config *Config
 	// Clock is the server's clock, pinned: the test moves it.
 	Clock *dbtest.Clock
-	logs  *lockedBuffer
+	logs  *syncBuffer
 }
 
 // startServer runs the real app (NewServer, as `petstore serve` does) on
@@ -75,7 +73,7 @@ func startServer(t *testing.T) *testServer {
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
-	logs := &lockedBuffer{}
+	logs := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx := context.Background()
 	clock := dbtest.NewClock(t)
@@ -216,22 +214,4 @@ func screenshot(t *testing.T, ctx context.Context, name string) string {
 	}
 	t.Logf("screenshot: %s", path)
 	return path
-}
-
-// lockedBuffer collects the server's log lines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -5,9 +5,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -18,52 +22,80 @@ import (
 	"petstore/db"
 )
 
-// storeCmd runs a command against the migrated database.
-type storeCmd struct {
-	store *db.Store
-}
-
-func withStore(ctx context.Context, cfg *Config, now func() time.Time, fn func(*storeCmd) error) error {
-	store, err := db.Open(ctx, cfg.DatabaseURL, now)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	if err := store.Migrate(ctx); err != nil {
-		return err
-	}
-	return fn(&storeCmd{store: store})
-}
-
-func (s *storeCmd) seed(ctx context.Context, stdout io.Writer) error {
-	seeded, err := s.store.SeedDemo(ctx)
-	if err != nil {
-		return err
-	}
-	if !seeded {
-		fmt.Fprintln(stdout, "the catalog is not empty: nothing seeded (the demo catalog goes only into an empty one)")
+// checkDefaultDatabase guards against running a command in the wrong
+// folder: with DATABASE_URL unset the database is var/petstore.db relative
+// to the current folder, and opening it where there is none would make a
+// new, empty one. Only commands that create a database (serve, migrate) go
+// on, with a warning naming the absolute path; the others refuse.
+func (r *runner) checkDefaultDatabase(createsDatabase bool) error {
+	if r.cfg.DatabaseURL != "" {
 		return nil
 	}
-	fmt.Fprintln(stdout, "demo catalog seeded")
-	return nil
+	path, err := filepath.Abs(db.DefaultSQLitePath)
+	if err != nil {
+		return fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if createsDatabase {
+		r.logger.Warn("DATABASE_URL is unset and there is no database at the default path: creating a new one", "path", path)
+		return nil
+	}
+	return fmt.Errorf("no database at %s (DATABASE_URL is unset, so the default path in the current folder is used): "+
+		"run the command in the folder that holds var/petstore.db, or set DATABASE_URL", path)
 }
 
-func (s *storeCmd) keys(ctx context.Context, args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return usageError("keys: give create, list or revoke")
-	}
-	switch args[0] {
-	case "create":
-		fs := flag.NewFlagSet("keys create", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		name := fs.String("name", "", "key name")
-		role := fs.String("role", db.RoleCustomer, "customer or staff")
-		plan := fs.String("plan", db.PlanFree, "free, pro, business or enterprise")
-		perMin := fs.Int64("per-minute", 0, "enterprise: requests per minute")
-		perDay := fs.Int64("per-day", 0, "enterprise: requests per day")
-		if err := fs.Parse(args[1:]); err != nil {
-			return usageError("keys create: " + err.Error())
+// withStore opens and migrates the database for fn.
+func withStore(fn func(ctx context.Context, r *runner, s *db.Store, operands []string) error) action {
+	return func(ctx context.Context, r *runner, operands []string) error {
+		store, err := db.Open(ctx, r.cfg.DatabaseURL, r.now)
+		if err != nil {
+			return err
 		}
+		defer store.Close()
+		if err := store.Migrate(ctx); err != nil {
+			return err
+		}
+		return fn(ctx, r, store, operands)
+	}
+}
+
+func defineServe(*flag.FlagSet) action {
+	return func(ctx context.Context, r *runner, _ []string) error {
+		return serve(ctx, r.cfg, r.logger, r.now, r.stdout)
+	}
+}
+
+func defineMigrate(*flag.FlagSet) action {
+	return withStore(func(_ context.Context, r *runner, _ *db.Store, _ []string) error {
+		fmt.Fprintln(r.stdout, "migrations applied")
+		return nil
+	})
+}
+
+func defineSeed(*flag.FlagSet) action {
+	return withStore(func(ctx context.Context, r *runner, s *db.Store, _ []string) error {
+		seeded, err := s.SeedDemo(ctx)
+		if err != nil {
+			return err
+		}
+		if !seeded {
+			fmt.Fprintln(r.stdout, "the catalog is not empty: nothing seeded (the demo catalog goes only into an empty one)")
+			return nil
+		}
+		fmt.Fprintln(r.stdout, "demo catalog seeded")
+		return nil
+	})
+}
+
+func defineKeysCreate(fs *flag.FlagSet) action {
+	name := fs.String("name", "", "the key's name (required)")
+	role := fs.String("role", db.RoleCustomer, "customer or staff")
+	plan := fs.String("plan", db.PlanFree, "free, pro, business or enterprise")
+	perMin := fs.Int64("per-minute", 0, "requests per minute (enterprise plan only, required there)")
+	perDay := fs.Int64("per-day", 0, "requests per day (enterprise plan only, required there)")
+	return withStore(func(ctx context.Context, r *runner, s *db.Store, _ []string) error {
 		in := db.NewAPIKey{Name: name, Role: role, Plan: plan}
 		if *perMin != 0 {
 			in.PerMinute = perMin
@@ -71,18 +103,22 @@ func (s *storeCmd) keys(ctx context.Context, args []string, stdout io.Writer) er
 		if *perDay != 0 {
 			in.PerDay = perDay
 		}
-		k, plain, err := s.store.CreateAPIKey(ctx, in)
+		k, plain, err := s.CreateAPIKey(ctx, in)
 		if err != nil {
-			return describe(err)
+			return err
 		}
-		fmt.Fprintf(stdout, "issued key %d %q (%s, %s plan: %d/min, %d/day); it is shown only now:\n", k.ID, k.Name, k.Role, k.Plan, k.PerMinute, k.PerDay)
-		fmt.Fprintln(stdout, plain)
+		fmt.Fprintf(r.stdout, "issued key %d %q (%s, %s plan: %d/min, %d/day); it is shown only now:\n", k.ID, k.Name, k.Role, k.Plan, k.PerMinute, k.PerDay)
+		fmt.Fprintln(r.stdout, plain)
 		return nil
-	case "list":
+	})
+}
+
+func defineKeysList(*flag.FlagSet) action {
+	return withStore(func(ctx context.Context, r *runner, s *db.Store, _ []string) error {
 		var all []*db.APIKey
 		page := db.Page{Limit: db.MaxLimit}
 		for {
-			ks, more, err := s.store.FindAPIKeys(ctx, page)
+			ks, more, err := s.FindAPIKeys(ctx, page)
 			if err != nil {
 				return err
 			}
@@ -92,7 +128,7 @@ func (s *storeCmd) keys(ctx context.Context, args []string, stdout io.Writer) er
 			}
 			page.AfterID = ks[len(ks)-1].ID
 		}
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		tw := tabwriter.NewWriter(r.stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tPREFIX\tNAME\tROLE\tPLAN\tPER MIN\tPER DAY\tCREATED\tSTATE")
 		for _, k := range all {
 			state := "active"
@@ -105,60 +141,58 @@ func (s *storeCmd) keys(ctx context.Context, args []string, stdout io.Writer) er
 				k.CreatedAt.Format(time.RFC3339), state)
 		}
 		return tw.Flush()
-	case "revoke":
-		if len(args) != 2 {
-			return usageError("keys revoke: give the key's ID")
-		}
-		id, err := strconv.ParseInt(args[1], 10, 64)
-		if err != nil || id < 1 {
-			return usageError("keys revoke: ID must be a positive integer")
-		}
-		if err := s.store.RevokeAPIKey(ctx, id); err != nil {
-			return describe(err)
-		}
-		fmt.Fprintf(stdout, "key %d revoked\n", id)
-		return nil
-	}
-	return usageError("keys: unknown subcommand " + strconv.Quote(args[0]))
+	})
 }
 
-func (s *storeCmd) staff(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
-	if len(args) == 0 || args[0] != "create" {
-		return usageError("staff: give create --username U [--password-stdin]")
-	}
-	fs := flag.NewFlagSet("staff create", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	username := fs.String("username", "", "login name")
-	fromStdin := fs.Bool("password-stdin", false, "read the password from standard input")
-	if err := fs.Parse(args[1:]); err != nil {
-		return usageError("staff create: " + err.Error())
-	}
-	password, generated := "", false
-	if *fromStdin {
-		line, err := bufio.NewReader(stdin).ReadString('\n')
-		if err != nil && err != io.EOF {
-			return fmt.Errorf("read password: %w", err)
+func defineKeysRevoke(*flag.FlagSet) action {
+	return func(ctx context.Context, r *runner, operands []string) error {
+		id, err := strconv.ParseInt(operands[0], 10, 64)
+		if err != nil || id < 1 {
+			return &usageError{msg: "keys revoke: ID must be a positive integer"}
 		}
-		password = strings.TrimRight(line, "\r\n")
-		if len(password) < 8 || len(password) > 72 {
-			return usageError("staff create: the password must be 8 to 72 bytes")
+		return withStore(func(ctx context.Context, r *runner, s *db.Store, _ []string) error {
+			if err := s.RevokeAPIKey(ctx, id); err != nil {
+				return err
+			}
+			fmt.Fprintf(r.stdout, "key %d revoked\n", id)
+			return nil
+		})(ctx, r, operands)
+	}
+}
+
+func defineStaffCreate(fs *flag.FlagSet) action {
+	username := fs.String("username", "", "login name (required)")
+	fromStdin := fs.Bool("password-stdin", false, "read the password (8 to 72 bytes) from the first line of standard input")
+	return func(ctx context.Context, r *runner, operands []string) error {
+		password, generated := "", false
+		if *fromStdin {
+			line, err := bufio.NewReader(r.stdin).ReadString('\n')
+			if err != nil && err != io.EOF {
+				return fmt.Errorf("read password: %w", err)
+			}
+			password = strings.TrimRight(line, "\r\n")
+			if len(password) < 8 || len(password) > 72 {
+				return &usageError{msg: "staff create: the password must be 8 to 72 bytes"}
+			}
+		} else {
+			var err error
+			if password, err = generatePassword(); err != nil {
+				return err
+			}
+			generated = true
 		}
-	} else {
-		var err error
-		if password, err = generatePassword(); err != nil {
-			return err
-		}
-		generated = true
+		return withStore(func(ctx context.Context, r *runner, s *db.Store, _ []string) error {
+			if _, err := createStaff(ctx, s, *username, password); err != nil {
+				return err
+			}
+			fmt.Fprintf(r.stdout, "staff user %q created\n", strings.TrimSpace(*username))
+			if generated {
+				fmt.Fprintln(r.stdout, "generated password (shown only now):")
+				fmt.Fprintln(r.stdout, password)
+			}
+			return nil
+		})(ctx, r, operands)
 	}
-	if _, err := createStaff(ctx, s.store, *username, password); err != nil {
-		return describe(err)
-	}
-	fmt.Fprintf(stdout, "staff user %q created\n", strings.TrimSpace(*username))
-	if generated {
-		fmt.Fprintln(stdout, "generated password (shown only now):")
-		fmt.Fprintln(stdout, password)
-	}
-	return nil
 }
 
 // createStaff stores a staff user with a bcrypt hash of password.
@@ -187,16 +221,26 @@ func generatePassword() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
-// describe turns a coded error into one readable line for the terminal.
+// describe words a coded error for the terminal, in one line: the store's
+// messages are written for API clients ("The request has invalid values."),
+// a command names what is wrong: "invalid values: username: is taken",
+// "API key 9 not found". It is a usage error (exit 2): the values given
+// on the command line were refused. Other errors pass unchanged.
 func describe(err error) error {
 	e, ok := err.(*db.Error)
 	if !ok {
 		return err
 	}
-	var b strings.Builder
-	b.WriteString(e.Message)
-	for _, d := range e.Details {
-		fmt.Fprintf(&b, " %s %s;", d.Field, d.Message)
+	msg := strings.TrimSuffix(e.Message, ".")
+	if e.Code == db.EValidationFailed {
+		msg = "invalid values"
 	}
-	return usageError(strings.TrimSuffix(b.String(), ";"))
+	if len(e.Details) > 0 {
+		parts := make([]string, len(e.Details))
+		for i, d := range e.Details {
+			parts[i] = d.Field + ": " + d.Message
+		}
+		msg += ": " + strings.Join(parts, "; ")
+	}
+	return &usageError{msg: msg}
 }

@@ -89,7 +89,7 @@ func testConfig(t *testing.T, env map[string]string) *Config {
 	return cfg
 }
 
-// syncBuffer collects an instance's log lines for the test to read.
+// syncBuffer collects a server's log lines for the test to read.
 type syncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer

@@ -14,33 +14,29 @@ import (
 	"time"
 )
 
-const usage = `Usage: petstore [command]
-
-Commands:
-  serve                       run the server (default)
-  migrate                     apply database migrations and exit
-  seed                        add the demo categories and pets to an empty catalog
-  keys create --name N --role customer|staff --plan free|pro|business|enterprise [--per-minute N --per-day N]
-  keys list                   list API keys (never the plain keys)
-  keys revoke ID              revoke an API key
-  staff create --username U [--password-stdin]
-
-Configuration is by environment: PETSTORE_ADDR, DATABASE_URL, REDIS_URL,
-SESSION_KEYS, PETSTORE_SUNSET, PETSTORE_BAN_STRIKES, PETSTORE_BAN_DURATION,
-TRUSTED_PROXIES, LOG_LEVEL (see README.md).
-`
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, systemClock, os.Stdin, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "petstore:", err)
-		var ue usageError
-		if errors.As(err, &ue) {
-			os.Exit(2)
-		}
-		os.Exit(1)
+	err := run(ctx, os.Args[1:], os.Getenv, systemClock, os.Stdin, os.Stdout, os.Stderr)
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// exitCode reports err on stderr and returns the process's exit status:
+// 0 for none, 2 for a mistake on the command line (with the usage that
+// applies), 1 for anything else.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
 	}
+	fmt.Fprintln(stderr, "petstore:", err)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		if ue.usage != "" {
+			fmt.Fprint(stderr, "\n", ue.usage)
+		}
+		return 2
+	}
+	return 1
 }
 
 // systemClock is the one clock the app reads domain time from, handed to
@@ -49,37 +45,49 @@ func main() {
 // return timestamps (a key's createdAt) that differ from every later read.
 func systemClock() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 
-// usageError is a mistake on the command line.
-type usageError string
+// usageError is a mistake on the command line; usage, when set, is the
+// usage of the command it was made on.
+type usageError struct {
+	msg, usage string
+}
 
-func (e usageError) Error() string { return string(e) }
+func (e *usageError) Error() string { return e.msg }
 
-// run is main without the process: tests call it, with a clock of their own.
+// runner is what a parsed command runs with.
+type runner struct {
+	cfg    *Config
+	logger *slog.Logger
+	now    func() time.Time
+	stdin  io.Reader
+	stdout io.Writer
+}
+
+// run is main without the process: tests call it, with a clock of their
+// own. The command line is parsed before anything else happens, so --help
+// and mistakes start nothing.
 func run(ctx context.Context, args []string, getenv func(string) string, now func() time.Time, stdin io.Reader, stdout, stderr io.Writer) error {
-	cmd := "serve"
-	if len(args) > 0 {
-		cmd, args = args[0], args[1:]
-	}
-	if cmd == "help" || cmd == "-h" || cmd == "--help" {
-		fmt.Fprint(stdout, usage)
-		return nil
+	c, act, operands, err := parseArgs(args, stdout)
+	if err != nil || act == nil {
+		return err // act is nil when only the usage was asked for
 	}
 	cfg, err := LoadConfig(getenv)
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	switch cmd {
-	case "serve":
-		return serve(ctx, cfg, logger, now, stdout)
-	case "migrate":
-		return withStore(ctx, cfg, now, func(*storeCmd) error { fmt.Fprintln(stdout, "migrations applied"); return nil })
-	case "seed":
-		return withStore(ctx, cfg, now, func(s *storeCmd) error { return s.seed(ctx, stdout) })
-	case "keys":
-		return withStore(ctx, cfg, now, func(s *storeCmd) error { return s.keys(ctx, args, stdout) })
-	case "staff":
-		return withStore(ctx, cfg, now, func(s *storeCmd) error { return s.staff(ctx, args, stdin, stdout) })
+	r := &runner{
+		cfg:    cfg,
+		logger: newLogger(stderr, cfg.LogLevel),
+		now:    now,
+		stdin:  stdin,
+		stdout: stdout,
 	}
-	return usageError(fmt.Sprintf("unknown command %q\n%s", cmd, usage))
+	if err := r.checkDefaultDatabase(c.createsDatabase); err != nil {
+		return err
+	}
+	return describe(act(ctx, r, operands))
+}
+
+// newLogger is the JSON logger of every command, on stderr.
+func newLogger(stderr io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
 }

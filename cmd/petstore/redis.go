@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -51,6 +53,7 @@ type sharedCounters struct {
 // once before returning, so that an unreachable Redis is logged at start
 // (naming REDIS_URL), then every redisProbeInterval until bg ends.
 func openSharedCounters(ctx, bg context.Context, cfg *Config, local ratelimit.Store, logger *slog.Logger) *sharedCounters {
+	redis.SetLogger(redisLog{logger})
 	opt := *cfg.Redis
 	// A refused connection fails at once instead of after five dials;
 	// no command is retried, since a Take retried after a lost answer
@@ -87,4 +90,16 @@ func openSharedCounters(ctx, bg context.Context, cfg *Config, local ratelimit.St
 func (c *sharedCounters) Close() {
 	c.calls.Close()
 	c.probe.Close()
+}
+
+// redisLog writes go-redis's own log lines (a dial that failed, a bad
+// connection dropped from its pool, a recovered panic) into the JSON log,
+// where they would otherwise be plain text on stderr. go-redis gives them
+// no level; each is a problem it worked around, so a warning. go-redis
+// keeps one logger per process: the last server made sets it.
+type redisLog struct{ logger *slog.Logger }
+
+// Printf implements go-redis's internal.Logging.
+func (l redisLog) Printf(ctx context.Context, format string, v ...any) {
+	l.logger.WarnContext(ctx, "redis client", "detail", strings.TrimSpace(fmt.Sprintf(format, v...)))
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,17 +15,7 @@ import (
 // counting, says so once in its log, in /readyz and in /metrics, and counts
 // in Redis by itself once Redis is there.
 func TestRedisUnreachableAtStart(t *testing.T) {
-	redisURL := requireRedis(t)
-	proxied, proxy := viaProxy(t, redisURL)
-	proxy.Cut()
-	rc := redisClient(t, redisURL)
-	cfg := testConfig(t, map[string]string{
-		"DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "store.db"),
-		"REDIS_URL":    proxied,
-		"SESSION_KEYS": testSessionKey,
-	})
-	cfg.RedisPrefix = redisPrefix(t, rc)
-	n := startNode(t, "A", cfg, nil, nil)
+	n, proxy, rc := startBehindRedisProxy(t, true)
 	key, k := issueKey(t, n.srv.Store, "reader", db.RoleCustomer, 1000, 100_000)
 	c := newClient(t)
 
@@ -59,7 +48,7 @@ func TestRedisUnreachableAtStart(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	call(c, "GET", n.base+"/api/categories", key, nil).must(t, 200, nil)
-	counter := fmt.Sprintf("%s{%s}:d:%d", cfg.RedisPrefix, k.Subject(), n.clock.Now().Unix()/86400)
+	counter := fmt.Sprintf("%s{%s}:d:%d", n.cfg.RedisPrefix, k.Subject(), n.clock.Now().Unix()/86400)
 	if v, err := rc.Get(context.Background(), counter).Int64(); err != nil || v != 1 {
 		t.Errorf("Redis %s = %d (%v), want 1: the decision after recovery did not land in Redis", counter, v, err)
 	}

@@ -86,20 +86,7 @@ func TestMultiInstanceBanLift(t *testing.T) {
 		c := newClient(t)
 
 		call(c, "GET", b.base+"/api/categories", key, nil).must(t, 200, nil) // B has seen it unbanned
-		banned := false
-		for i := 0; i < 40 && !banned; i++ {
-			ans := call(c, "GET", a.base+"/api/categories", key, nil)
-			switch ans.status {
-			case 200, 429:
-			case 403:
-				banned = true
-			default:
-				t.Fatalf("A: status %d: %s", ans.status, ans.body)
-			}
-		}
-		if !banned {
-			t.Fatal("A never banned the key")
-		}
+		banThrough(t, c, a, key)
 		ans := call(c, "GET", b.base+"/api/categories", key, nil).must(t, 403, nil)
 		if p := ans.problem(t); p.Code != "api_key_banned" {
 			t.Fatalf("B right after the ban on A: %s, want api_key_banned", p.Code)
@@ -194,4 +181,24 @@ func TestEventStreamEndsOnRevoke(t *testing.T) {
 		s.wantEndWithin(t, revoked, 15*time.Second, "the revoke on A")
 		call(c, "GET", b.base+"/api/events", watcher, nil).must(t, 401, nil)
 	})
+}
+
+// banThrough sends requests with key to n until n bans it (403
+// api_key_banned), failing the test if 40 requests do not.
+func banThrough(t *testing.T, c *http.Client, n *node, key string) {
+	t.Helper()
+	for range 40 {
+		ans := call(c, "GET", n.base+"/api/categories", key, nil)
+		switch ans.status {
+		case 200, 429:
+		case 403:
+			if p := ans.problem(t); p.Code != "api_key_banned" {
+				t.Fatalf("%s: 403 %s, want api_key_banned", n.name, p.Code)
+			}
+			return
+		default:
+			t.Fatalf("%s: status %d: %s", n.name, ans.status, ans.body)
+		}
+	}
+	t.Fatalf("%s never banned the key", n.name)
 }

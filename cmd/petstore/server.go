@@ -24,6 +24,9 @@ type Server struct {
 	Hub   *events.Hub
 	redis *sharedCounters
 	stop  context.CancelFunc
+	log   *slog.Logger
+	// stopping is when Serve began to shut down; zero until then.
+	stopping time.Time
 }
 
 // NewServer opens and migrates the database and builds the app. It does
@@ -40,7 +43,7 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 		return nil, err
 	}
 	bg, stop := context.WithCancel(context.Background())
-	s := &Server{Store: store, stop: stop}
+	s := &Server{Store: store, stop: stop, log: logger}
 
 	metrics := web.NewMetrics(store.DB().DB)
 	counters := ratelimit.Store(ratelimit.NewMemoryStore())
@@ -79,6 +82,7 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 
 // Serve answers on ln until ctx is done, then shuts down gracefully:
 // stop accepting, end event streams, finish in-flight requests (10 s).
+// It logs "shutting down" with what ended ctx (main's: the signal).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.App.Listener(ln) }()
@@ -87,6 +91,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
+	s.stopping = time.Now()
+	s.log.Info("shutting down", "cause", context.Cause(ctx).Error())
 	s.Hub.Close()
 	if err := s.App.ShutdownWithTimeout(10 * time.Second); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
@@ -94,7 +100,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
-// Close releases the database, Redis and background work.
+// Close releases the database, Redis and background work. After Serve
+// shut down it logs "stopped" with how long the shutdown took.
 func (s *Server) Close() {
 	s.stop()
 	s.Hub.Close()
@@ -102,4 +109,7 @@ func (s *Server) Close() {
 		s.redis.Close()
 	}
 	s.Store.Close()
+	if !s.stopping.IsZero() {
+		s.log.Info("stopped", "durationMs", float64(time.Since(s.stopping).Microseconds())/1000)
+	}
 }

@@ -43,7 +43,8 @@ func freeAddr(t *testing.T) string {
 
 // TestGracefulShutdown sends SIGTERM to the real binary during a burst of
 // orders: every order a client got 201 for is in the database afterwards,
-// no client got a 5xx, and the process exits cleanly. The binary runs as
+// no client got a 5xx, an open event stream ends with a whole last frame,
+// the shutdown is logged, and the process exits cleanly. The binary runs as
 // a subprocess on the real clock (main's systemClock; no test clock and no
 // PETSTORE_TEST_CLOCK_OFFSET reaches it), so the store opened here to check
 // its work uses that clock too.
@@ -116,41 +117,27 @@ func TestGracefulShutdown(t *testing.T) {
 		mu       sync.Mutex
 		accepted []int64
 		fiveXX   []string
-		stop     = make(chan struct{})
-		wg       sync.WaitGroup
 	)
-	for w := 0; w < 8; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				status, body, err := call("POST", "/api/store/orders", map[string]any{"petId": pet.ID, "quantity": 1})
-				if err != nil {
-					// Refused or reset connections are the server going away,
-					// not answers: the client knows the order was not confirmed.
-					if strings.Contains(err.Error(), "refused") {
-						return
-					}
-					continue
-				}
-				mu.Lock()
-				switch {
-				case status == 201:
-					var o db.Order
-					_ = json.Unmarshal(body, &o)
-					accepted = append(accepted, o.ID)
-				case status >= 500:
-					fiveXX = append(fiveXX, fmt.Sprintf("%d %s", status, body))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
+	stopOrders := untilStopped(8, func() bool {
+		status, body, err := call("POST", "/api/store/orders", map[string]any{"petId": pet.ID, "quantity": 1})
+		if err != nil {
+			// Refused or reset connections are the server going away,
+			// not answers: the client knows the order was not confirmed.
+			return !strings.Contains(err.Error(), "refused")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case status == 201:
+			var o db.Order
+			_ = json.Unmarshal(body, &o)
+			accepted = append(accepted, o.ID)
+		case status >= 500:
+			fiveXX = append(fiveXX, fmt.Sprintf("%d %s", status, body))
+		}
+		return true
+	})
+	stream := openEventStream(t, base, key)
 	time.Sleep(700 * time.Millisecond)
 	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -165,8 +152,9 @@ func TestGracefulShutdown(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("server did not stop within 20 s of SIGTERM")
 	}
-	close(stop)
-	wg.Wait()
+	stopOrders()
+	stream.wantShutdownEnd(t)
+	wantShutdownLogs(t, stderr.String())
 
 	if len(fiveXX) > 0 {
 		t.Errorf("%d answers were 5xx, e.g. %s", len(fiveXX), fiveXX[0])
@@ -202,4 +190,97 @@ func waitReady(t *testing.T, base string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("server at %s not ready", base)
+}
+
+// eventStream is an open GET /api/events read to its end in the background.
+type eventStream struct {
+	body []byte
+	err  error
+	done chan struct{}
+}
+
+func openEventStream(t *testing.T, base, key string) *eventStream {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, base+"/api/events", nil)
+	req.Header.Set("X-API-Key", key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET /api/events: %v %v", res, err)
+	}
+	s := &eventStream{done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		defer res.Body.Close()
+		s.body, s.err = io.ReadAll(res.Body)
+	}()
+	return s
+}
+
+// wantShutdownEnd checks that the server ended the stream cleanly (the
+// chunked body ended, not the connection cut) after whole frames, the last
+// one telling the client to reconnect.
+func (s *eventStream) wantShutdownEnd(t *testing.T) {
+	t.Helper()
+	select {
+	case <-s.done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the event stream was still open after the server exited")
+	}
+	body := string(s.body)
+	frames := strings.Split(body, "\n\n")
+	if s.err != nil || len(frames) < 3 || frames[len(frames)-1] != "" {
+		t.Fatalf("event stream ended with %v after %q; want a clean end after whole frames", s.err, body)
+	}
+	if last := frames[len(frames)-2]; !strings.HasPrefix(last, ": shutting down") || !strings.HasSuffix(last, "\nretry: 1000") {
+		t.Errorf("last frame %q, want the shutdown frame", last)
+	}
+}
+
+// wantShutdownLogs checks that every log line is JSON and that the
+// shutdown is logged: its start with the signal, its end with its length.
+func wantShutdownLogs(t *testing.T, stderr string) {
+	t.Helper()
+	msgs := map[string]map[string]any{}
+	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Errorf("log line %q is not JSON", line)
+			continue
+		}
+		msgs[rec["msg"].(string)] = rec
+	}
+	if cause, _ := msgs["shutting down"]["cause"].(string); !strings.Contains(cause, "terminated") {
+		t.Errorf("shutting down logged as %v, want the signal (terminated) as its cause", msgs["shutting down"])
+	}
+	if _, ok := msgs["stopped"]["durationMs"].(float64); !ok {
+		t.Errorf("stopped logged as %v, want it with durationMs", msgs["stopped"])
+	}
+}
+
+// untilStopped runs work over and over on n goroutines until the returned
+// stop is called, a goroutine ending early when work returns false. stop
+// waits for all of them.
+func untilStopped(n int, work func() bool) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if !work() {
+					return
+				}
+			}
+		}()
+	}
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }

@@ -98,6 +98,7 @@ func errorHandler(c *fiber.Ctx, err error) error {
 type frame struct {
 	ID, Event, Data string
 	Comment         string
+	Retry           string
 }
 
 // sseStream reads a text/event-stream response on its own goroutine.
@@ -172,6 +173,8 @@ func (s *sseStream) read() {
 			switch field {
 			case "id":
 				f.ID = value
+			case "retry":
+				f.Retry = value
 			case "event":
 				f.Event = value
 			case "data":
@@ -223,6 +226,34 @@ func (s *sseStream) waitEnd(t *testing.T, timeout time.Duration) {
 			if !ok {
 				return
 			}
+		case <-deadline:
+			t.Fatalf("stream still open after %v", timeout)
+		}
+	}
+}
+
+// wantShutdownEnd reads the stream to its end and checks that the server
+// ended it cleanly after a whole last frame, the shutdown frame: the body
+// ends at a frame boundary (a frame cut short would be lost by the parser
+// and end in io.ErrUnexpectedEOF, or end with another frame).
+func (s *sseStream) wantShutdownEnd(t *testing.T, timeout time.Duration) {
+	t.Helper()
+	var last frame
+	deadline := time.After(timeout)
+	for {
+		select {
+		case f, ok := <-s.frames:
+			if ok {
+				last = f
+				continue
+			}
+			if s.err != io.EOF {
+				t.Errorf("stream ended with %v, want a clean end (io.EOF)", s.err)
+			}
+			if last.Retry != "1000" || !strings.HasPrefix(last.Comment, "shutting down") {
+				t.Errorf("last frame %+v, want the shutdown frame (a comment and retry: 1000)", last)
+			}
+			return
 		case <-deadline:
 			t.Fatalf("stream still open after %v", timeout)
 		}

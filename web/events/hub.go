@@ -78,10 +78,13 @@ type Hub struct {
 	src Source
 	log *slog.Logger
 
-	wake   chan struct{} // one slot: a pending wake-up
-	done   chan struct{} // closed by Close
-	ctx    context.Context
-	cancel context.CancelFunc
+	wake chan struct{} // one slot: a pending wake-up
+	done chan struct{} // closed by Close
+	// closeDeadline is every stream's write deadline once Close ran; set
+	// before done closes and never after.
+	closeDeadline time.Time
+	ctx           context.Context
+	cancel        context.CancelFunc
 
 	startOnce sync.Once
 	closeOnce sync.Once
@@ -145,21 +148,29 @@ func (h *Hub) Wake() {
 	}
 }
 
-// Close ends every open stream promptly, the poller, and ListenPostgres.
-// Later requests to Serve get 503. Call it before the server's
-// ShutdownWithTimeout. It is idempotent.
+// closeGrace is how long a stream has, after Close, to send its last frame
+// and end: ample for a client that reads, while a client that does not read
+// is cut off then instead of holding the server's shutdown until its
+// deadline.
+const closeGrace = time.Second
+
+// Close ends every open stream promptly, each after a whole event with a
+// last frame telling the client to reconnect (see shutdownFrame), then the
+// poller and ListenPostgres. Later requests to Serve get 503. Call it
+// before the server's ShutdownWithTimeout. It is idempotent.
 func (h *Hub) Close() {
 	h.closeOnce.Do(func() {
 		h.mu.Lock()
 		h.closed = true
+		h.closeDeadline = time.Now().Add(closeGrace) // before done closes: streams read it after
 		close(h.done)
 		h.cancel()
 		// A stream blocked writing to a client that does not read would hold
 		// its connection (and the server's shutdown) until its deadline:
-		// expire the deadlines now so those writes fail at once.
+		// bring the deadlines forward so those writes fail within closeGrace.
 		for s := range h.subs {
 			if s.conn != nil {
-				_ = s.conn.SetWriteDeadline(time.Now())
+				_ = s.conn.SetWriteDeadline(h.closeDeadline)
 			}
 		}
 		h.mu.Unlock()

@@ -215,7 +215,7 @@ func TestHeartbeatAndClose(t *testing.T) {
 
 	closed := time.Now()
 	h.Close()
-	st.waitEnd(t, 2*time.Second)
+	st.wantShutdownEnd(t, 2*time.Second)
 	t.Logf("stream ended %v after Close", time.Since(closed))
 
 	resp, err := http.Get(u)
@@ -237,7 +237,7 @@ func TestServerShutdownEndsStreams(t *testing.T) {
 	if err := app.ShutdownWithTimeout(5 * time.Second); err != nil {
 		t.Fatalf("shutdown with an open stream: %v", err)
 	}
-	st.waitEnd(t, time.Second)
+	st.wantShutdownEnd(t, time.Second)
 	t.Logf("shutdown took %v", time.Since(begin))
 }
 
@@ -305,4 +305,41 @@ func TestWakeNeverBlocks(t *testing.T) {
 		t.Fatal("Wake blocked")
 	}
 	h.Close()
+}
+
+// TestCloseDuringWritesEndsAfterAWholeEvent closes the hub while events
+// stream out: every frame the client got is whole, and the stream ends
+// with the shutdown frame, cleanly.
+func TestCloseDuringWritesEndsAfterAWholeEvent(t *testing.T) {
+	s := dbtest.SQLite(t)
+	h, u, _ := newServer(t, s, serverOptions{})
+	s.OnEvent(h.Wake)
+	cat := mustCategory(t, s, "Dogs")
+	st := openStream(t, u, nil)
+	st.next(t, time.Second) // connected
+
+	stop := make(chan struct{})
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			name := "Pup " + itoa(int64(i))
+			if _, err := s.CreatePet(context.Background(), db.NewPet{Name: &name, CategoryID: &cat.ID}); err != nil {
+				return
+			}
+		}
+	}()
+	defer func() { close(stop); <-wrote }()
+	for range 20 {
+		if f := st.nextEvent(t, 2*time.Second); f.ID == "" || f.Event == "" || !json.Valid([]byte(f.Data)) {
+			t.Fatalf("event frame %+v is not whole", f)
+		}
+	}
+	h.Close()
+	st.wantShutdownEnd(t, 2*time.Second)
 }

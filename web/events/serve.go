@@ -122,8 +122,10 @@ func (h *Hub) stream(w *bufio.Writer, s *subscriber, last int64, catchUp bool, s
 	for {
 		select {
 		case <-h.done:
+			out.shuttingDown()
 			return
 		case <-serverDone:
+			out.shuttingDown()
 			return
 		default:
 		}
@@ -135,8 +137,10 @@ func (h *Hub) stream(w *bufio.Writer, s *subscriber, last int64, catchUp bool, s
 		}
 		select {
 		case <-h.done:
+			out.shuttingDown()
 			return
 		case <-serverDone:
+			out.shuttingDown()
 			return
 		case o := <-s.items:
 			switch {
@@ -232,6 +236,20 @@ func (o *sseWriter) event(ev db.Event) error {
 	return o.flush()
 }
 
+// shutdownFrame is the last frame of every stream when the server shuts
+// down, written after the last whole event: a comment, and a retry field
+// that has an EventSource reconnect after a second (to another instance,
+// behind a balancer), sending the id of the last event it got as
+// Last-Event-ID, so it misses nothing.
+const shutdownFrame = ": shutting down; reconnect with Last-Event-ID\nretry: 1000\n\n"
+
+// shuttingDown writes shutdownFrame. The stream ends after it whether or
+// not it could be written.
+func (o *sseWriter) shuttingDown() {
+	o.w.WriteString(shutdownFrame)
+	_ = o.flush()
+}
+
 // comment writes a comment line, which clients ignore.
 func (o *sseWriter) comment(text string) error {
 	o.w.WriteString(": ")
@@ -246,8 +264,15 @@ func (o *sseWriter) flush() error {
 	if err := o.w.Flush(); err != nil {
 		return err
 	}
-	if o.conn != nil && !o.hub.isClosed() {
-		_ = o.conn.SetWriteDeadline(time.Now().Add(o.hub.heartbeat() + positive(o.hub.WriteTimeout, 10*time.Second)))
+	if o.conn != nil {
+		if !o.hub.isClosed() {
+			_ = o.conn.SetWriteDeadline(time.Now().Add(o.hub.heartbeat() + positive(o.hub.WriteTimeout, 10*time.Second)))
+		}
+		// Checked again: had Close run since the check above, the deadline
+		// just set would undo its shorter one.
+		if o.hub.isClosed() {
+			_ = o.conn.SetWriteDeadline(o.hub.closeDeadline)
+		}
 	}
 	o.idle.Reset(o.hub.heartbeat())
 	return nil

@@ -1,0 +1,130 @@
+package openapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"petstore/db/dbtest"
+)
+
+// Tests of what the document says: the deprecation and stability markers,
+// the schemas, the sunset date it is built with.
+
+func TestMarkers(t *testing.T) {
+	doc := mustLoad(t)
+	dep := mustOperation(t, doc, "GET", "/pets/{petId}")
+	if !dep.Deprecated {
+		t.Error("GET /pets/{petId} is not deprecated")
+	}
+	// SPEC §7's default sunset, as the document states it: data, which
+	// nothing here compares with the present.
+	if got, want := dep.Extensions["x-sunset"], "2027-06-30T00:00:00Z"; got != want {
+		t.Errorf("x-sunset = %v, want %s", got, want)
+	}
+	if got, want := DefaultSunset.Format(time.RFC3339), dep.Extensions["x-sunset"]; got != want {
+		t.Errorf("DefaultSunset = %s, but the document says %v", got, want)
+	}
+	for _, code := range []int{200, 404, 410} {
+		r := dep.Responses.Status(code)
+		if r == nil {
+			t.Fatalf("GET /pets/{petId}: no %d", code)
+		}
+		for _, h := range []string{"Deprecation", "Sunset", "Link"} {
+			if r.Value.Headers[h] == nil {
+				t.Errorf("GET /pets/{petId} %d: header %s missing", code, h)
+			}
+		}
+	}
+	for _, c := range []struct{ method, path, want string }{
+		{"PUT", "/store/inventory/{petId}", "beta"},
+		{"GET", "/events", "experimental"},
+	} {
+		op := mustOperation(t, doc, c.method, c.path)
+		if got := op.Extensions["x-stability"]; got != c.want {
+			t.Errorf("%s %s x-stability = %v, want %s", c.method, c.path, got, c.want)
+		}
+		if op.Responses.Status(200).Value.Headers["X-API-Stability"] == nil {
+			t.Errorf("%s %s 200: X-API-Stability missing", c.method, c.path)
+		}
+	}
+	events := mustOperation(t, doc, "GET", "/events").Responses.Status(200).Value
+	if events.Content.Get("text/event-stream") == nil {
+		t.Error("GET /events 200 is not text/event-stream")
+	}
+}
+
+func TestSchemas(t *testing.T) {
+	doc := mustLoad(t)
+	for name, want := range map[string]string{
+		"Pet":             "categoryId,id,name,status",
+		"NewPet":          "categoryId,name",
+		"Category":        "id,name",
+		"NewCategory":     "name",
+		"Order":           "complete,id,petId,quantity",
+		"NewOrder":        "petId,quantity",
+		"InventoryItem":   "petId,quantity,status",
+		"InventoryUpdate": "quantity",
+		"RateLimitStatus": "banned,day,minute,plan",
+		"ApiKey":          "createdAt,id,name,perDay,perMinute,plan,prefix,role",
+		"NewApiKey":       "name,plan,role",
+		"KeyUsage":        "banned,bansLast24h,day,keyId,limited429Today,minute,perMinute,plan",
+	} {
+		ref := doc.Components.Schemas[name]
+		if ref == nil {
+			t.Errorf("schema %s missing", name)
+			continue
+		}
+		req := append([]string(nil), ref.Value.Required...)
+		sort.Strings(req)
+		if got := strings.Join(req, ","); got != want {
+			t.Errorf("%s.required = %s, want %s", name, got, want)
+		}
+	}
+	if s := doc.Components.Schemas["Pets"].Value; !s.Type.Is("array") {
+		t.Error("Pets is not an array")
+	}
+	if got := doc.Components.Schemas["Order"].Value.Properties["shipDate"].Value.Format; got != "date-time" {
+		t.Errorf("Order.shipDate format = %q", got)
+	}
+	inv := doc.Components.Schemas["InventoryUpdate"].Value.Properties["quantity"].Value
+	if *inv.Min != 0 || *inv.Max != 1000000 {
+		t.Errorf("InventoryUpdate.quantity range = %v..%v", *inv.Min, *inv.Max)
+	}
+}
+
+func TestDocumentWithSunset(t *testing.T) {
+	// Noon in Central Europe on a day to come is 11:00 UTC.
+	day := dbtest.NextDay(dbtest.Present(t)).AddDate(1, 0, 0)
+	sunset := time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, time.FixedZone("CET", 3600))
+	data, err := DocumentWithSunset(sunset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var get struct {
+		Sunset string `json:"x-sunset"`
+	}
+	if err := json.Unmarshal(doc.Paths["/pets/{petId}"]["get"], &get); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := get.Sunset, day.Add(11*time.Hour).Format(time.RFC3339); got != want {
+		t.Errorf("x-sunset = %v, want %s", got, want)
+	}
+	plain, _ := Document()
+	def, err := DocumentWithSunset(DefaultSunset)
+	if err != nil || !bytes.Equal(def, plain) {
+		t.Errorf("DocumentWithSunset(DefaultSunset) differs from Document() (err %v)", err)
+	}
+	if !bytes.Contains(plain, []byte(`"x-sunset":"2027-06-30T00:00:00Z"`)) {
+		t.Error("Document() lost the default x-sunset")
+	}
+}
