@@ -37,11 +37,13 @@ func StaticAssets(fsys fs.FS, version func(name string) string) fiber.Handler {
 		if current == "" {
 			return files(c)
 		}
+		// Decide before c.Path rewrites the buffer v and name point into.
+		immutable := current == v
 		c.Path("/static/" + name)
 		if err := files(c); err != nil {
 			return err
 		}
-		if current == v && c.Response().StatusCode() == fiber.StatusOK {
+		if immutable && c.Response().StatusCode() == fiber.StatusOK {
 			c.Set(fiber.HeaderCacheControl, ImmutableCache)
 		}
 		return nil
