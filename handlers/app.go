@@ -16,7 +16,7 @@ func NewApp(h *Handler) *fiber.App {
 	if h.Now == nil {
 		panic("handlers: Handler.Now is nil; give it the clock the store reads")
 	}
-	app := web.NewApp(web.AppOptions{Logger: h.Logger, Prepare: h.PrepareAnswer, Metrics: h.Metrics})
+	app := web.NewApp(web.AppOptions{Logger: h.Logger, Prepare: h.PrepareAnswer, Metrics: h.Metrics, Proxies: h.Proxies})
 	app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 	h.Routes(app)
 	return app
