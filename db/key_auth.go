@@ -6,17 +6,51 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 )
 
-// keyCache remembers live keys by hash, with the change counter they were
-// read at (see auth_changes.go), for SQLite: looking the key up on every
-// request was about a third of the CPU of a cached read, while the counter
-// is one integer of a one-row table. Entries of another counter are never
-// used.
+// keyCache remembers, by hash and tagged with the change counter they were
+// read at (see auth_changes.go), the live keys (SQLite only: looking the key
+// up on every request was about a third of the CPU of a cached read, while
+// the counter is one integer of a one-row table) and, on both engines, the
+// hashes that matched no live key: a flood of guessed or revoked keys costs
+// the counter read every API request makes anyway (the rate limiter's ban
+// check shares it), not a key lookup each. Entries of another counter are
+// never used, so a key issued or changed by any instance or process is seen
+// on the very next request: issuing a key bumps the counter too.
 type keyCache struct {
 	mu      sync.Mutex
 	version int64
 	m       map[string]APIKey
+	unknown map[string]refusedKey
+}
+
+// refusedKey is a hash that authenticated no key, remembered until until.
+type refusedKey struct {
+	until   time.Time
+	message string
+}
+
+// Bounds of the remembered refusals: a few seconds each, so the cache holds
+// only a flood in progress, and at most maxRefusedKeys of them (past it,
+// the cache starts afresh rather than track ages).
+const (
+	refusedKeyTTL  = 10 * time.Second
+	maxRefusedKeys = 10_000
+)
+
+// advance moves the cache to version, dropping every entry of an older one,
+// and reports whether an entry read at version may be stored.
+func (c *keyCache) advance(version int64) bool {
+	switch {
+	case version < c.version:
+		return false // read before a newer change: worth nothing
+	case version > c.version || c.m == nil:
+		c.m = make(map[string]APIKey) // forget all rather than track ages
+		c.unknown = make(map[string]refusedKey)
+		c.version = version
+	}
+	return true
 }
 
 func (c *keyCache) get(hash string, version int64) (*APIKey, bool) {
@@ -32,14 +66,48 @@ func (c *keyCache) get(hash string, version int64) (*APIKey, bool) {
 func (c *keyCache) put(hash string, k *APIKey, version int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	switch {
-	case version < c.version:
-		return // read before a newer change: worth nothing
-	case version > c.version || c.m == nil || len(c.m) >= 10_000:
-		c.m = make(map[string]APIKey) // forget all rather than track ages
-		c.version = version
+	if !c.advance(version) {
+		return
+	}
+	if len(c.m) >= 10_000 {
+		c.m = make(map[string]APIKey)
 	}
 	c.m[hash] = *k
+}
+
+// mayBeRefused reports, without the counter, whether hash has a live
+// refusal entry at all: only then is the counter worth reading before the
+// lookup (on PostgreSQL, the lookup reads it in the same statement).
+func (c *keyCache) mayBeRefused(hash string, now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.unknown[hash]
+	return ok && now.Before(r.until)
+}
+
+// refused returns the refusal remembered for hash at version, if it has
+// not expired.
+func (c *keyCache) refused(hash string, version int64, now time.Time) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.unknown[hash]
+	if !ok || version != c.version || !now.Before(r.until) {
+		return "", false
+	}
+	return r.message, true
+}
+
+// refuse remembers that hash authenticated no key at version.
+func (c *keyCache) refuse(hash, message string, version int64, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.advance(version) {
+		return
+	}
+	if len(c.unknown) >= maxRefusedKeys {
+		c.unknown = make(map[string]refusedKey)
+	}
+	c.unknown[hash] = refusedKey{until: now.Add(refusedKeyTTL), message: message}
 }
 
 // authQuery looks a key up by hash together with the change counter, in
@@ -78,21 +146,27 @@ func (r *authRow) key() *APIKey {
 	return k
 }
 
-// Authenticate finds the live key for a plain key. A key revoked or changed
-// by any instance or process is seen on the very next call: on PostgreSQL
-// every call is the one indexed query authQuery (a cache would need a round
-// trip to validate anyway); on SQLite a cached key is used only while the
-// change counter is unchanged. Errors: unauthorized (malformed, unknown or
-// revoked).
+// Authenticate finds the live key for a plain key. A key issued, revoked or
+// changed by any instance or process is seen on the very next call: on
+// PostgreSQL a key is looked up with the one indexed query authQuery on
+// every call (a cache would need a round trip to validate anyway); on
+// SQLite a cached key is used only while the change counter is unchanged.
+// On both, a hash refused in the last few seconds is refused again without
+// the lookup while the counter is unchanged (keyCache). Errors:
+// unauthorized (malformed, unknown or revoked).
 func (s *Store) Authenticate(ctx context.Context, plain string) (*APIKey, error) {
 	if !strings.HasPrefix(plain, KeyPrefix) || len(plain) > 128 {
 		return nil, Errorf(EUnauthorized, "The API key is not valid.")
 	}
 	hash := HashKey(plain)
-	if s.dialect == DialectSQLite {
+	now := s.Now()
+	if s.dialect == DialectSQLite || s.keys.mayBeRefused(hash, now) {
 		v, err := s.AuthVersion(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("authenticate: %w", err)
+		}
+		if msg, ok := s.keys.refused(hash, v, now); ok {
+			return nil, Errorf(EUnauthorized, "%s", msg)
 		}
 		if k, ok := s.keys.get(hash, v); ok {
 			return k, nil
@@ -106,11 +180,16 @@ func (s *Store) Authenticate(ctx context.Context, plain string) (*APIKey, error)
 	}
 	snapshotOf(ctx).remember(row.Version)
 	k := row.key()
-	if k == nil {
-		return nil, Errorf(EUnauthorized, "The API key is not valid.")
+	msg := ""
+	switch {
+	case k == nil:
+		msg = "The API key is not valid."
+	case k.RevokedAt != nil:
+		msg = "The API key has been revoked."
 	}
-	if k.RevokedAt != nil {
-		return nil, Errorf(EUnauthorized, "The API key has been revoked.")
+	if msg != "" {
+		s.keys.refuse(hash, msg, row.Version, now)
+		return nil, Errorf(EUnauthorized, "%s", msg)
 	}
 	if s.dialect == DialectSQLite {
 		s.keys.put(hash, k, row.Version)

@@ -176,8 +176,8 @@ func (tx *Tx) insertAPIKey(ctx context.Context, in NewAPIKey) (*APIKey, string, 
 	if err != nil {
 		return nil, "", fmt.Errorf("create key: %w", err)
 	}
-	// A new key changes no cached one, but a cache that remembered unknown
-	// hashes would need this: the counter covers every change to keys.
+	// A new key changes no cached one, but the refusals keyCache remembers
+	// (key_auth.go) may hold its hash: the counter covers every change to keys.
 	if err := tx.bumpAuthVersion(ctx); err != nil {
 		return nil, "", err
 	}

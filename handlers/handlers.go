@@ -30,6 +30,9 @@ type Config struct {
 	// in open orders (PETSTORE_SHOP_MAX_OPEN_UNITS); 0 means
 	// DefaultShopMaxOpenUnits.
 	ShopMaxOpenUnits int64
+	// MetricsElsewhere: /metrics is served on the operations listener
+	// (PETSTORE_METRICS_ADDR), so the app has no such route and answers 404.
+	MetricsElsewhere bool
 }
 
 // DefaultShopMaxOpenUnits is PETSTORE_SHOP_MAX_OPEN_UNITS' default (SPEC §11).

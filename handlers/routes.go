@@ -20,7 +20,7 @@ func (h *Handler) Routes(app *fiber.App) {
 	a, s, con := h.audiences()
 	app.Get("/healthz", h.healthz)
 	app.Get("/readyz", h.readyz)
-	if h.Metrics != nil {
+	if h.Metrics != nil && !h.Config.MetricsElsewhere {
 		app.Get("/metrics", h.Metrics.Handler())
 	}
 

@@ -11,6 +11,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/recover"
+
+	"petstore/web/ratelimit"
 )
 
 // APIVersion is the version of the published description (SPEC §2).
@@ -28,12 +30,14 @@ type AppOptions struct {
 	Prepare func(c *fiber.Ctx)
 	// Metrics, when set, measures every request.
 	Metrics *Metrics
+	// Proxies are the peers whose X-Forwarded-Proto is believed (Transport).
+	Proxies ratelimit.TrustedProxies
 }
 
 // NewApp builds the Fiber app with the error handler, timeouts that let
-// shutdown finish, request ids, logs and metrics, and panic recovery
-// (inside the logger, so a panic is logged as the 500 it becomes), and
-// compression of text answers.
+// shutdown finish, request ids, whether the request came over TLS (HSTS),
+// logs and metrics, panic recovery (inside the logger, so a panic is
+// logged as the 500 it becomes) and compression of text answers.
 func NewApp(o AppOptions) *fiber.App {
 	app := fiber.New(fiber.Config{
 		AppName:               "petstore",
@@ -47,6 +51,7 @@ func NewApp(o AppOptions) *fiber.App {
 		StrictRouting:         false,
 	})
 	app.Use(requestID)
+	app.Use(Transport(o.Proxies))
 	app.Use(Observe(o.Logger, o.Metrics))
 	app.Use(recover.New())
 	app.Use(Compress())

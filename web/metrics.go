@@ -2,6 +2,7 @@ package web
 
 import (
 	"database/sql"
+	"net/http"
 	"strconv"
 
 	"github.com/gofiber/fiber/v2"
@@ -59,7 +60,12 @@ func NewMetrics(db *sql.DB) *Metrics {
 
 // Handler serves the metrics in the Prometheus text format.
 func (m *Metrics) Handler() fiber.Handler {
-	return adaptor.HTTPHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	return adaptor.HTTPHandler(m.HTTPHandler())
+}
+
+// HTTPHandler is Handler for a net/http listener (PETSTORE_METRICS_ADDR).
+func (m *Metrics) HTTPHandler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
 // RateLimit counts one limiter outcome.

@@ -21,8 +21,11 @@ type APILimit struct {
 	Limiter *ratelimit.Limiter
 	Proxies ratelimit.TrustedProxies
 	Logger  *slog.Logger
-	// Exempt requests are not counted (GET /api/rate-limit); they get the
-	// headers of the current state.
+	// Exempt requests are not counted (GET /api/rate-limit) when they
+	// present a valid key; they get the headers of the current state. One
+	// without a valid key (none, unknown, revoked) counts against its
+	// client's address like any anonymous request, so the exemption is
+	// no free, unlimited lookup, and a banned address stays banned.
 	Exempt func(c *fiber.Ctx) bool
 	// Metrics, when set, counts the outcomes and the bans started.
 	Metrics *Metrics
@@ -35,8 +38,14 @@ func Subject(c *fiber.Ctx, proxies ratelimit.TrustedProxies) (string, ratelimit.
 		return k.Subject(), KeyLimits(k)
 	}
 	free := db.PlanLimits[db.PlanFree]
-	ip := proxies.ClientIP(c.Context().RemoteIP().String(), c.Get(fiber.HeaderXForwardedFor))
-	return "ip:" + ip, ratelimit.Limits{Plan: db.PlanFree, PerMinute: free.PerMinute, PerDay: free.PerDay}
+	return "ip:" + ClientBucket(c, proxies), ratelimit.Limits{Plan: db.PlanFree, PerMinute: free.PerMinute, PerDay: free.PerDay}
+}
+
+// ClientBucket is the per-address bucket of the request's client
+// (ratelimit.TrustedProxies.ClientBucket): its IP, X-Forwarded-For
+// believed only from TRUSTED_PROXIES, an IPv6 client by its /64.
+func ClientBucket(c *fiber.Ctx, proxies ratelimit.TrustedProxies) string {
+	return proxies.ClientBucket(c.Context().RemoteIP().String(), c.Get(fiber.HeaderXForwardedFor))
 }
 
 // KeyLimits are the limits in force for a key (stored with it).
@@ -60,9 +69,8 @@ func (r *APILimit) Count(c *fiber.Ctx) error {
 	}
 	c.Locals(localRateLimited, true)
 	subject, lim := Subject(c, r.Proxies)
-	if r.Exempt != nil && r.Exempt(c) {
-		// Not counted, but every answer carries the headers, a refusal
-		// before the handler (401) included.
+	if r.Exempt != nil && CurrentKey(c) != nil && r.Exempt(c) {
+		// Not counted, but every answer carries the headers.
 		if d, err := r.Limiter.Status(c.UserContext(), subject, lim); err == nil {
 			d.Headers(func(k, v string) {
 				if k != fiber.HeaderRetryAfter {

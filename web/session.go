@@ -59,7 +59,8 @@ func (s *Sessions) Get(c *fiber.Ctx, name string) (*sessions.Session, error) {
 }
 
 // Save writes the session cookie to the response. The cookie is Secure
-// when the request came over TLS (directly or per X-Forwarded-Proto).
+// when the request came over TLS (OverTLS: directly, or per a trusted
+// proxy's X-Forwarded-Proto).
 func (s *Sessions) Save(c *fiber.Ctx, sess *sessions.Session) error {
 	r, err := adaptor.ConvertRequest(c, false)
 	if err != nil {
@@ -69,7 +70,7 @@ func (s *Sessions) Save(c *fiber.Ctx, sess *sessions.Session) error {
 	if sess.Options != nil {
 		opts = *sess.Options
 	}
-	opts.Secure = c.Protocol() == "https"
+	opts.Secure = OverTLS(c)
 	sess.Options = &opts
 	w := &headerWriter{h: http.Header{}}
 	if err := s.store.Save(r, w, sess); err != nil {

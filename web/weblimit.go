@@ -2,7 +2,6 @@ package web
 
 import (
 	"log/slog"
-	"net/netip"
 	"strconv"
 
 	"github.com/gofiber/fiber/v2"
@@ -16,19 +15,12 @@ import (
 var WebLimits = ratelimit.Limits{Plan: "web", PerMinute: 60, PerDay: 1000}
 
 // webSubject names the bucket a browser form post counts against: its
-// client IP (X-Forwarded-For believed only from TRUSTED_PROXIES, as for
-// the API), an IPv6 client by its /64 (one subscriber's block, SPEC §6).
-// The "web:" prefix keeps it apart from the anonymous API's "ip:" bucket,
+// client's bucket (ClientBucket, as for the API: an IPv6 client by its
+// /64, one subscriber's block, SPEC §6). The "web:" prefix keeps it apart from the anonymous API's "ip:" bucket,
 // so browsing the shop never uses up a script's API allowance, nor the
 // other way round.
 func webSubject(c *fiber.Ctx, proxies ratelimit.TrustedProxies) string {
-	ip := proxies.ClientIP(c.Context().RemoteIP().String(), c.Get(fiber.HeaderXForwardedFor))
-	if a, err := netip.ParseAddr(ip); err == nil && a.Is6() && !a.Is4In6() {
-		if p, err := a.Prefix(64); err == nil {
-			return "web:" + p.String()
-		}
-	}
-	return "web:" + ip
+	return "web:" + ClientBucket(c, proxies)
 }
 
 // WebLimit counts each unsafe request (POST and the like; GET, HEAD and

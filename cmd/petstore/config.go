@@ -54,7 +54,14 @@ type Config struct {
 	// ShopMaxOpenUnits is the most units one storefront shopper may hold
 	// in open orders (PETSTORE_SHOP_MAX_OPEN_UNITS).
 	ShopMaxOpenUnits int64
-	// PprofAddr, when set, serves net/http/pprof there (keep it on loopback).
+	// MetricsAddr, when set, is the operations listener: /metrics (and
+	// pprof when PprofAddr enables it) are served there only, and the main
+	// port answers 404 for them (PETSTORE_METRICS_ADDR). Unset, /metrics is
+	// on the main port.
+	MetricsAddr string
+	// PprofAddr, when set, serves net/http/pprof there (keep it on
+	// loopback); with MetricsAddr set it must be the same address, as
+	// pprof is then served on the operations listener.
 	PprofAddr string
 }
 
@@ -139,9 +146,18 @@ func LoadConfig(getenv func(string) string) (*Config, error) {
 		}
 		c.ShopMaxOpenUnits = n
 	}
+	if v := getenv("PETSTORE_METRICS_ADDR"); v != "" {
+		if _, port, err := net.SplitHostPort(v); err != nil || port == "" {
+			return nil, bad("PETSTORE_METRICS_ADDR", errors.New("must be host:port, e.g. 127.0.0.1:9090"))
+		}
+		c.MetricsAddr = v
+	}
 	if v := getenv("PETSTORE_PPROF_ADDR"); v != "" {
 		if _, port, err := net.SplitHostPort(v); err != nil || port == "" {
 			return nil, bad("PETSTORE_PPROF_ADDR", errors.New("must be host:port, e.g. 127.0.0.1:6060"))
+		}
+		if c.MetricsAddr != "" && v != c.MetricsAddr {
+			return nil, bad("PETSTORE_PPROF_ADDR", errors.New("must equal PETSTORE_METRICS_ADDR when that is set: pprof is then served on the operations listener only"))
 		}
 		c.PprofAddr = v
 	}

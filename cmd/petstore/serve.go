@@ -6,8 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
-	"net/http/pprof"
 	"strings"
 	"time"
 
@@ -26,8 +24,20 @@ func serve(ctx context.Context, cfg *Config, logger *slog.Logger, now func() tim
 		return err
 	}
 	defer s.Close()
-	if cfg.PprofAddr != "" {
+	if cfg.PprofAddr != "" && cfg.MetricsAddr == "" {
 		servePprof(cfg.PprofAddr, logger)
+	}
+	if cfg.MetricsAddr != "" {
+		opsLn, err := net.Listen("tcp", cfg.MetricsAddr)
+		if err != nil {
+			return fmt.Errorf("PETSTORE_METRICS_ADDR: %w", err)
+		}
+		logger.Info("operations listening", "addr", opsLn.Addr().String(), "metrics", true, "pprof", cfg.PprofAddr != "")
+		go func() {
+			if err := s.ServeOps(ctx, opsLn); err != nil {
+				logger.Error("operations listener stopped", "err", err)
+			}
+		}()
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -105,22 +115,4 @@ func baseURL(addr net.Addr) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
-}
-
-// servePprof serves the Go profiler on its own listener, away from the
-// app's routes, for profiling under load (PETSTORE_PPROF_ADDR).
-func servePprof(addr string, logger *slog.Logger) {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		logger.Info("pprof listening", "addr", addr)
-		if err := srv.ListenAndServe(); err != nil {
-			logger.Error("pprof stopped", "err", err)
-		}
-	}()
 }

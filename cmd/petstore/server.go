@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -22,6 +23,9 @@ type Server struct {
 	App   *fiber.App
 	Store *db.Store
 	Hub   *events.Hub
+	// Ops is the operations listener's handler (/metrics, pprof when
+	// enabled), nil when PETSTORE_METRICS_ADDR is unset: see ServeOps.
+	Ops   http.Handler
 	redis *sharedCounters
 	stop  context.CancelFunc
 	log   *slog.Logger
@@ -73,10 +77,14 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 	h := &handlers.Handler{
 		Store: store, Limiter: limiter, Shared: shared, Proxies: cfg.Proxies, Logger: logger, Events: s.Hub,
 		Sessions: web.NewSessions(cfg.SessionKeys), Metrics: metrics,
-		Config: handlers.Config{Deprecated: cfg.Deprecated, Sunset: cfg.Sunset, ShopMaxOpenUnits: cfg.ShopMaxOpenUnits},
-		Now:    now,
+		Config: handlers.Config{Deprecated: cfg.Deprecated, Sunset: cfg.Sunset, ShopMaxOpenUnits: cfg.ShopMaxOpenUnits,
+			MetricsElsewhere: cfg.MetricsAddr != ""},
+		Now: now,
 	}
 	s.App = handlers.NewApp(h)
+	if cfg.MetricsAddr != "" {
+		s.Ops = opsHandler(metrics.HTTPHandler(), cfg.PprofAddr != "")
+	}
 	return s, nil
 }
 

@@ -23,7 +23,8 @@ func (h *Handler) PrepareAnswer(c *fiber.Ctx) {
 	_ = h.limit().Count(c) // the answer is already an error; only its headers matter
 }
 
-// isRateLimitStatus: GET /api/rate-limit does not count against limits.
+// isRateLimitStatus: GET /api/rate-limit does not count against limits
+// when it presents a valid key (web.APILimit.Exempt).
 func isRateLimitStatus(c *fiber.Ctx) bool {
 	return c.Method() == fiber.MethodGet && (c.Path() == "/api/rate-limit" || c.Path() == "/api/rate-limit/")
 }

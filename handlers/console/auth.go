@@ -16,7 +16,8 @@ import (
 )
 
 // Login throttling (SPEC §10, §13): this many failures within the window
-// lock the username for the client IP, even for the right password.
+// lock the username for the client (its IP, an IPv6 client's /64), even
+// for the right password.
 const (
 	loginMaxFailures = 5
 	loginWindow      = 15 * time.Minute
@@ -118,9 +119,10 @@ func (h *Handler) LoginPage(c *fiber.Ctx) error {
 	return web.Render(c, view.LoginPage(v), nil)
 }
 
-// Login checks a username and password. Five failures within 15
-// minutes lock that username for the client's IP: while locked even the
-// right password is refused (429), and attempts are not checked at all.
+// Login checks a username and password. Five failures within 15 minutes
+// lock that username for the client's address (web.ClientBucket): while
+// locked even the right password is refused (429), and attempts are not
+// checked at all.
 // A malformed username is refused (422) before any database work.
 func (h *Handler) Login(c *fiber.Ctx) error {
 	ctx := c.UserContext()
@@ -142,7 +144,9 @@ func (h *Handler) Login(c *fiber.Ctx) error {
 		v.Username = "" // not echoed back: it may be huge or hold control characters
 		return fail(fiber.StatusUnprocessableEntity, "Username "+fieldProblem(err)+".")
 	}
-	ip := h.Proxies.ClientIP(c.Context().RemoteIP().String(), c.Get(fiber.HeaderXForwardedFor))
+	// The client's bucket: its address, an IPv6 client's /64, so that a
+	// guesser cannot step through its block for fresh attempts.
+	ip := web.ClientBucket(c, h.Proxies)
 	// The attempt is recorded as a failure before it is checked, then
 	// counted: concurrent guesses each see the others, so at most
 	// loginMaxFailures of them ever reach bcrypt.

@@ -88,11 +88,22 @@ func TestConsoleLogin(t *testing.T) {
 		b.Post("/staff/login", url.Values{"username": {handlerstest.StaffName}, "password": {handlerstest.StaffPassword}, "next": {"//evil.example/staff"}}).WantRedirect("/staff")
 	})
 	t.Run("cookie is Secure behind TLS", func(t *testing.T) {
+		// Behind TLS per a trusted proxy (app.Test's peer is 0.0.0.0).
+		a := handlerstest.New(t, handlerstest.WithProxies(t, "0.0.0.0"))
+		a.AddStaff(handlerstest.StaffName, handlerstest.StaffPassword)
 		b := a.Browser(t)
 		b.Header["X-Forwarded-Proto"] = "https"
 		b.Login(handlerstest.StaffName, handlerstest.StaffPassword).WantRedirect("/staff")
 		if c := b.Cookies["petstore_staff"]; c == nil || !c.Secure {
 			t.Fatalf("cookie = %+v, want Secure", c)
+		}
+	})
+	t.Run("cookie is not Secure on an untrusted peer's word", func(t *testing.T) {
+		b := a.Browser(t) // TRUSTED_PROXIES unset
+		b.Header["X-Forwarded-Proto"] = "https"
+		b.Login(handlerstest.StaffName, handlerstest.StaffPassword).WantRedirect("/staff")
+		if c := b.Cookies["petstore_staff"]; c == nil || c.Secure {
+			t.Fatalf("cookie = %+v, want it not Secure", c)
 		}
 	})
 }

@@ -69,3 +69,27 @@ func TestSignInUsernameRules(t *testing.T) {
 		}
 	})
 }
+
+// The lockout counts an IPv6 client by its /64 (SPEC §6): five failures
+// from addresses of one /64 lock the username for the whole block, while
+// another /64, and an IPv4 client, still sign in.
+func TestSignInLockoutByIPv6Block(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		a := handlerstest.NewOn(t, open, handlerstest.WithProxies(t, "0.0.0.0")) // app.Test's peer
+		a.AddStaff(handlerstest.StaffName, handlerstest.StaffPassword)
+		b := a.Browser(t)
+		for i := 1; i <= 5; i++ {
+			b.Header["X-Forwarded-For"] = "2001:db8:7:7::" + handlerstest.Itoa(int64(i))
+			b.Login(handlerstest.StaffName, "wrong").WantStatus(http.StatusUnauthorized)
+		}
+		b.Header["X-Forwarded-For"] = "2001:db8:7:7:ffff::1"
+		b.Login(handlerstest.StaffName, handlerstest.StaffPassword).WantStatus(http.StatusTooManyRequests)
+
+		other := a.Browser(t)
+		other.Header["X-Forwarded-For"] = "2001:db8:7:8::1"
+		other.Login(handlerstest.StaffName, handlerstest.StaffPassword).WantStatus(http.StatusSeeOther)
+		v4 := a.Browser(t)
+		v4.Header["X-Forwarded-For"] = "192.0.2.77"
+		v4.Login(handlerstest.StaffName, handlerstest.StaffPassword).WantStatus(http.StatusSeeOther)
+	})
+}

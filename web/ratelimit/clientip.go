@@ -106,3 +106,29 @@ func parseHost(s string) (netip.Addr, bool) {
 	}
 	return a.Unmap().WithZone(""), true
 }
+
+// ClientBucket is the one place that decides which per-address bucket a
+// request counts against (SPEC §6): the client address of ClientIP, an
+// IPv6 client by its /64 ("2001:db8:1:2::/64"), since one subscriber is
+// usually given a whole /64 and would otherwise have 2^64 fresh buckets,
+// and an IPv4 client (IPv4-mapped IPv6 included) by its address. Every
+// per-IP limit uses it: the anonymous API, the browser forms, the
+// console's sign-in lockout and bans by IP.
+func (t TrustedProxies) ClientBucket(remoteIP, xForwardedFor string) string {
+	return AddressBucket(t.ClientIP(remoteIP, xForwardedFor))
+}
+
+// AddressBucket is ClientBucket for an address already found: an IPv6
+// address becomes its /64, anything else (IPv4, or a peer that is not an
+// IP address at all, kept as is) stays as it is.
+func AddressBucket(ip string) string {
+	a, ok := parseHost(ip)
+	if !ok || !a.Is6() {
+		return ip
+	}
+	p, err := a.Prefix(64)
+	if err != nil {
+		return ip
+	}
+	return p.String()
+}

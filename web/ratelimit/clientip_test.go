@@ -55,3 +55,39 @@ func TestParseTrustedProxies(t *testing.T) {
 		t.Errorf("mapped CIDR does not match IPv4 peers: %q", got)
 	}
 }
+
+// TestClientBucket shows the one bucket rule: two addresses in one IPv6 /64
+// share a bucket, two /64s do not, IPv4 counts by address.
+func TestClientBucket(t *testing.T) {
+	proxies, err := ParseTrustedProxies("10.0.0.0/8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bucket := func(remote, xff string) string { return proxies.ClientBucket(remote, xff) }
+	for _, tt := range []struct {
+		name, remote, xff, want string
+	}{
+		{"IPv4ByAddress", "203.0.113.9", "", "203.0.113.9"},
+		{"IPv6By64", "2001:db8:1:2::1", "", "2001:db8:1:2::/64"},
+		{"IPv6Bracketed", "[2001:db8:1:2:aaaa::1]:443", "", "2001:db8:1:2::/64"},
+		{"IPv6ZoneDropped", "fe80::1%eth0", "", "fe80::/64"},
+		{"MappedIPv4ByAddress", "::ffff:198.51.100.3", "", "198.51.100.3"},
+		{"ForwardedIPv6", "10.1.2.3", "2001:db8:9:9::42", "2001:db8:9:9::/64"},
+		{"NotAnAddressKept", "unix-socket", "", "unix-socket"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := bucket(tt.remote, tt.xff); got != tt.want {
+				t.Errorf("ClientBucket(%q, %q) = %q, want %q", tt.remote, tt.xff, got, tt.want)
+			}
+		})
+	}
+	if a, b := bucket("2001:db8:1:2::1", ""), bucket("2001:db8:1:2:ffff:ffff:ffff:ffff", ""); a != b {
+		t.Errorf("one /64, two buckets: %q and %q", a, b)
+	}
+	if a, b := bucket("2001:db8:1:2::1", ""), bucket("2001:db8:1:3::1", ""); a == b {
+		t.Errorf("two /64s, one bucket: %q", a)
+	}
+	if a, b := bucket("192.0.2.1", ""), bucket("192.0.2.2", ""); a == b {
+		t.Errorf("two IPv4 addresses, one bucket: %q", a)
+	}
+}
