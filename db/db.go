@@ -64,6 +64,9 @@ type Store struct {
 
 	stmts stmtCache
 	keys  keyCache
+
+	horizon  eventHorizon // PostgreSQL: how far readers may deliver events
+	notifier notifier     // PostgreSQL: NOTIFY other instances after commits
 }
 
 // defaultConnectTimeout bounds, in seconds, connecting to PostgreSQL (TCP
@@ -147,11 +150,15 @@ func Open(ctx context.Context, rawURL string, now func() time.Time) (*Store, err
 		x.Close()
 		return nil, err
 	}
+	if dialect == DialectPostgres {
+		s.startNotifier()
+	}
 	return s, nil
 }
 
 // Close closes the database.
 func (s *Store) Close() error {
+	s.stopNotifier()
 	s.closeStmts()
 	return s.db.Close()
 }
@@ -236,6 +243,9 @@ type Tx struct {
 	store  *Store
 	now    time.Time
 	events []pendingEvent // written at Commit, in order
+	// wroteEvents is set once a statement of the transaction inserted
+	// events: listeners are woken after the commit.
+	wroteEvents bool
 }
 
 // begin starts a write transaction. On SQLite writers queue on writeMu.
@@ -254,7 +264,8 @@ func (s *Store) begin(ctx context.Context) (*Tx, error) {
 }
 
 // Commit writes the transaction's events, commits, and then wakes event
-// listeners when there were any.
+// listeners when there were any: in-process hooks directly, other
+// instances through the notifier.
 func (tx *Tx) Commit() error {
 	store := tx.store
 	if err := tx.flushEvents(tx.ctx); err != nil {
@@ -266,7 +277,8 @@ func (tx *Tx) Commit() error {
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	if len(tx.events) > 0 {
+	if tx.wroteEvents {
+		store.notifyOthers()
 		store.hooksMu.RLock()
 		hooks := store.onEvent
 		store.hooksMu.RUnlock()

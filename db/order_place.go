@@ -84,8 +84,7 @@ func (s *Store) placeOrders(ctx context.Context, owner Owner, lines []NewOrder, 
 
 // lockPets locks every pet of a checkout in id order before any line
 // writes. Locking line by line would deadlock on PostgreSQL: two carts naming
-// the same pets in opposite orders, or a cart whose first line already holds
-// the events lock while a restock of its second pet waits for that lock.
+// the same pets in opposite orders.
 // A pet that does not exist is left for its line to report.
 func (tx *Tx) lockPets(ctx context.Context, lines []NewOrder) error {
 	if len(lines) < 2 {
