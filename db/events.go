@@ -68,7 +68,10 @@ func (tx *Tx) flushEvents(ctx context.Context) error {
 	values := strings.Join(rows, ", ")
 	q := `INSERT INTO events (type, data, created_at) SELECT v.column1, v.column2, $1 FROM (VALUES ` + values + `) AS v ORDER BY v.column3`
 	if tx.dialect() == DialectPostgres {
-		q = `INSERT INTO events (type, data, created_at) SELECT v.t, v.d, $1 FROM (VALUES ` + values + `) AS v(t, d, o) ORDER BY v.o`
+		// The filter gives the transaction an id before the ids are drawn
+		// (see eventHorizon).
+		q = `INSERT INTO events (type, data, created_at) SELECT v.t, v.d, $1 FROM (VALUES ` + values + `) AS v(t, d, o)
+			WHERE pg_current_xact_id() IS NOT NULL ORDER BY v.o`
 	}
 	if _, err := tx.exec(ctx, q, args...); err != nil {
 		return fmt.Errorf("write events: %w", err)

@@ -18,16 +18,18 @@ import (
 // event can still appear.
 //
 // Why the horizon below is safe. Let one statement read M, the newest id
-// visible in its snapshot S, and then W, the transactions holding a lock
-// (other than ACCESS SHARE) on the events table. Event ids come only from
-// the identity default of an INSERT INTO events, a sequence with CACHE 1,
-// so values are handed out in increasing order across sessions. Take any
-// id m < M that is not visible in S, held by a transaction T:
+// visible in its snapshot S, and then W, the transactions that have a
+// transaction id and hold a lock (other than ACCESS SHARE) on the events
+// table. Event ids come only from the identity default of an INSERT INTO
+// events, a sequence with CACHE 1, so values are handed out in increasing
+// order across sessions. Take any id m < M that is not visible in S, held
+// by a transaction T:
 //   - m was handed out before M, and M's transaction committed before S,
-//     so T drew m before S. T's INSERT locked the events table (ROW
-//     EXCLUSIVE, taken before the executor evaluates the default) earlier
-//     still, and a transaction keeps its locks until it ends.
-//   - If T still holds that lock when W is read, T is in W.
+//     so T drew m before S. Before that, T had a transaction id (the
+//     invariant below) and its INSERT had locked the events table (ROW
+//     EXCLUSIVE, taken before the executor evaluates the default); a
+//     transaction keeps both locks until it ends.
+//   - If T still holds them when W is read, T is in W.
 //   - Otherwise T has ended, and PostgreSQL ends a transaction in the
 //     proc array (what snapshots see) before it releases its locks: any
 //     snapshot taken after W was read sees T's commit, or T aborted.
@@ -39,22 +41,27 @@ import (
 // them) holds delivery back until it ends, but never loses an event.
 //
 // Only writers of this events table count: transactions of other tables,
-// schemas or databases on the same server do not hold the horizon back.
+// schemas or databases on the same server do not hold the horizon back,
+// nor do sessions that merely prepare a statement on the table (a lock
+// without a transaction id).
 //
-// The invariant this needs: nothing draws an event id except the INSERT
+// The invariants this needs: nothing draws an event id except the INSERT
 // INTO events itself (no nextval on its sequence elsewhere, and the
-// sequence keeps CACHE 1), so the lock is always taken before the id.
-//
-// On SQLite there is one writer at a time (Store.writeMu), so ids commit
-// in order and everything committed is final.
-
+// sequence keeps CACHE 1), and that INSERT makes sure its transaction has
+// an id before it draws one (pg_current_xact_id() in a one-time filter):
+// nextval alone assigns none, and the events are sometimes the first rows
+// a transaction writes.
 // horizonQuery reads M and W in one statement, so W is read after M's
-// snapshot was taken.
-const horizonQuery = `SELECT (SELECT COALESCE(MAX(id), 0) FROM events) AS newest,
-	ARRAY(SELECT DISTINCT l.virtualtransaction FROM pg_locks l
-		WHERE l.locktype = 'relation' AND l.relation = 'events'::regclass
-		AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-		AND l.mode <> 'AccessShareLock') AS writers`
+// snapshot was taken; pg_locks is read once, so both locks of a writer
+// come from one scan.
+const horizonQuery = `WITH l AS MATERIALIZED (
+		SELECT locktype, database, relation, mode, virtualtransaction FROM pg_locks)
+	SELECT (SELECT COALESCE(MAX(id), 0) FROM events) AS newest,
+	ARRAY(SELECT DISTINCT r.virtualtransaction FROM l r JOIN l x
+			ON x.virtualtransaction = r.virtualtransaction AND x.locktype = 'transactionid'
+		WHERE r.locktype = 'relation' AND r.relation = 'events'::regclass
+		AND r.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+		AND r.mode <> 'AccessShareLock') AS writers`
 
 // eventHorizon is a store's knowledge of the PostgreSQL horizon.
 type eventHorizon struct {

@@ -64,12 +64,13 @@ func (s *Store) placeOrders(ctx context.Context, owner Owner, lines []NewOrder, 
 			return nil, err
 		}
 	}
-	if err := tx.lockPets(ctx, lines); err != nil {
+	pets, err := tx.lockPets(ctx, lines)
+	if err != nil {
 		return nil, err
 	}
 	orders := make([]*Order, len(lines))
 	for i, in := range lines {
-		o, err := tx.placeOrder(ctx, owner, *in.PetID, *in.Quantity, ships[i])
+		o, err := tx.placeOrder(ctx, owner, pets[*in.PetID], *in.PetID, *in.Quantity, ships[i])
 		if err != nil {
 			var coded *Error
 			if errors.As(err, &coded) {
@@ -83,33 +84,35 @@ func (s *Store) placeOrders(ctx context.Context, owner Owner, lines []NewOrder, 
 }
 
 // lockPets locks every pet of a checkout in id order before any line
-// writes. Locking line by line would deadlock on PostgreSQL: two carts naming
-// the same pets in opposite orders.
-// A pet that does not exist is left for its line to report.
-func (tx *Tx) lockPets(ctx context.Context, lines []NewOrder) error {
-	if len(lines) < 2 {
-		return nil
-	}
+// writes, and returns them by id; the lines then work on these copies,
+// which they keep up to date, instead of reading each pet again. Locking
+// line by line would deadlock on PostgreSQL: two carts naming the same pets
+// in opposite orders. A pet that does not exist is absent from the map,
+// for its line to report.
+func (tx *Tx) lockPets(ctx context.Context, lines []NewOrder) (map[int64]*Pet, error) {
 	ids := make([]int64, 0, len(lines))
 	for _, in := range lines {
 		ids = append(ids, *in.PetID)
 	}
 	slices.Sort(ids)
+	pets := make(map[int64]*Pet, len(ids))
 	for _, id := range slices.Compact(ids) {
-		if _, err := tx.lockPet(ctx, id); err != nil && ErrorCode(err) != ENotFound {
-			return err
+		p, err := tx.lockPet(ctx, id)
+		switch {
+		case err == nil:
+			pets[id] = p
+		case ErrorCode(err) != ENotFound:
+			return nil, err
 		}
 	}
-	return nil
+	return pets, nil
 }
 
-func (tx *Tx) placeOrder(ctx context.Context, owner Owner, petID, qty int64, ship *time.Time) (*Order, error) {
-	p, err := tx.lockPet(ctx, petID)
-	if ErrorCode(err) == ENotFound {
+// placeOrder checks and writes one line on its locked pet p (nil: the pet
+// does not exist), and leaves p as the line left it.
+func (tx *Tx) placeOrder(ctx context.Context, owner Owner, p *Pet, petID, qty int64, ship *time.Time) (*Order, error) {
+	if p == nil {
 		return nil, Invalid("petId", "pet %d does not exist", petID)
-	}
-	if err != nil {
-		return nil, err
 	}
 	if p.Status != StatusAvailable {
 		return nil, Errorf(EPetNotAvailable, "Pet %d is %s.", petID, p.Status)
@@ -125,13 +128,16 @@ func (tx *Tx) placeOrder(ctx context.Context, owner Owner, petID, qty int64, shi
 		keyID = &owner.APIKeyID
 	}
 	o := &Order{PetID: petID, Quantity: qty, ShipDate: ship, State: OrderOpen, CreatedAt: tx.now}
-	err = tx.get(ctx, &o.ID, `INSERT INTO orders (pet_id, quantity, ship_date, state, api_key_id, shopper_id, created_at, updated_at)
+	p.Stock -= qty
+	p.Status = deriveStatus(p.Stock, 1)
+	if tx.dialect() == DialectPostgres {
+		return o, tx.writeOrderPostgres(ctx, p, o, keyID, shopper)
+	}
+	err := tx.get(ctx, &o.ID, `INSERT INTO orders (pet_id, quantity, ship_date, state, api_key_id, shopper_id, created_at, updated_at)
 		VALUES ($1, $2, $3, 'open', $4, $5, $6, $6) RETURNING id`, petID, qty, ship, keyID, shopper, tx.now)
 	if err != nil {
 		return nil, fmt.Errorf("insert order: %w", err)
 	}
-	p.Stock -= qty
-	p.Status = deriveStatus(p.Stock, 1)
 	if err := tx.writeStock(ctx, p); err != nil {
 		return nil, err
 	}

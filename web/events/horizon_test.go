@@ -33,6 +33,11 @@ func beginWriter(t *testing.T, rawURL string) *writerTx {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = tx.Rollback() })
+	// The store's writers have a transaction id before they draw an event
+	// id (see db.Store.EventsAfter); so does this one.
+	if _, err := tx.Exec(`SELECT pg_current_xact_id()`); err != nil {
+		t.Fatal(err)
+	}
 	return &writerTx{t: t, tx: tx}
 }
 
