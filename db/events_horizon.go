@@ -33,6 +33,7 @@ import (
 //   - Otherwise T has ended, and PostgreSQL ends a transaction in the
 //     proc array (what snapshots see) before it releases its locks: any
 //     snapshot taken after W was read sees T's commit, or T aborted.
+//
 // Hence with W empty, every event with id <= M is either visible to the
 // next statement or will never exist: M is safe. With W not empty, M
 // becomes safe once every transaction of W is gone from a later W (the
