@@ -84,12 +84,17 @@ func (s *Store) placeOrders(ctx context.Context, owner Owner, lines []NewOrder, 
 }
 
 // lockPets locks every pet of a checkout in id order before any line
-// writes, and returns them by id; the lines then work on these copies,
-// which they keep up to date, instead of reading each pet again. Locking
-// line by line would deadlock on PostgreSQL: two carts naming the same pets
-// in opposite orders. A pet that does not exist is absent from the map,
-// for its line to report.
+// writes, and returns them by id (a pet that does not exist is absent,
+// for its line to report). Locking line by line would deadlock on
+// PostgreSQL: two carts naming the same pets in opposite orders. There a
+// line's own statement checks the pet as it locks it (placeOrderPostgres),
+// so a single line needs nothing here and the map is not used. On SQLite
+// the lines work on these copies, which they keep up to date, instead of
+// reading each pet again.
 func (tx *Tx) lockPets(ctx context.Context, lines []NewOrder) (map[int64]*Pet, error) {
+	if tx.dialect() == DialectPostgres && len(lines) < 2 {
+		return nil, nil
+	}
 	ids := make([]int64, 0, len(lines))
 	for _, in := range lines {
 		ids = append(ids, *in.PetID)
@@ -108,18 +113,10 @@ func (tx *Tx) lockPets(ctx context.Context, lines []NewOrder) (map[int64]*Pet, e
 	return pets, nil
 }
 
-// placeOrder checks and writes one line on its locked pet p (nil: the pet
-// does not exist), and leaves p as the line left it.
+// placeOrder checks and writes one line. On SQLite it works on the pet p
+// as lockPets read it (nil: the pet does not exist) and leaves p as the
+// line left it; on PostgreSQL one statement does it all.
 func (tx *Tx) placeOrder(ctx context.Context, owner Owner, p *Pet, petID, qty int64, ship *time.Time) (*Order, error) {
-	if p == nil {
-		return nil, Invalid("petId", "pet %d does not exist", petID)
-	}
-	if p.Status != StatusAvailable {
-		return nil, Errorf(EPetNotAvailable, "Pet %d is %s.", petID, p.Status)
-	}
-	if p.Stock < qty {
-		return nil, Errorf(EInsufficientStock, "Only %d of pet %d in stock.", p.Stock, petID)
-	}
 	var keyID *int64
 	var shopper *string
 	if owner.ShopperID != "" {
@@ -128,11 +125,17 @@ func (tx *Tx) placeOrder(ctx context.Context, owner Owner, p *Pet, petID, qty in
 		keyID = &owner.APIKeyID
 	}
 	o := &Order{PetID: petID, Quantity: qty, ShipDate: ship, State: OrderOpen, CreatedAt: tx.now}
+	if tx.dialect() == DialectPostgres {
+		return o, tx.placeOrderPostgres(ctx, o, keyID, shopper)
+	}
+	if p == nil {
+		return nil, Invalid("petId", "pet %d does not exist", petID)
+	}
+	if err := checkOrder(p, qty); err != nil {
+		return nil, err
+	}
 	p.Stock -= qty
 	p.Status = deriveStatus(p.Stock, 1)
-	if tx.dialect() == DialectPostgres {
-		return o, tx.writeOrderPostgres(ctx, p, o, keyID, shopper)
-	}
 	err := tx.get(ctx, &o.ID, `INSERT INTO orders (pet_id, quantity, ship_date, state, api_key_id, shopper_id, created_at, updated_at)
 		VALUES ($1, $2, $3, 'open', $4, $5, $6, $6) RETURNING id`, petID, qty, ship, keyID, shopper, tx.now)
 	if err != nil {
@@ -145,6 +148,18 @@ func (tx *Tx) placeOrder(ctx context.Context, owner Owner, p *Pet, petID, qty in
 		return nil, err
 	}
 	return o, nil
+}
+
+// checkOrder applies the rules of SPEC §5 for placing qty units of p.
+// Errors: pet_not_available, insufficient_stock.
+func checkOrder(p *Pet, qty int64) error {
+	if p.Status != StatusAvailable {
+		return Errorf(EPetNotAvailable, "Pet %d is %s.", p.ID, p.Status)
+	}
+	if p.Stock < qty {
+		return Errorf(EInsufficientStock, "Only %d of pet %d in stock.", p.Stock, p.ID)
+	}
+	return nil
 }
 
 // PlaceShopOrders places a storefront checkout like PlaceOrders, and

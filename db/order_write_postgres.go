@@ -2,48 +2,63 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
 
 // orderIDPlaceholder is how an Order with ID 0 starts as JSON: the id is
-// the first field. writeOrderPostgres marshals the order before the
+// the first field. placeOrderPostgres gets the order marshalled before the
 // database assigns its id and splices the id in (substr from character 8,
 // just after these 7), so the event's data is exactly what json.Marshal
 // gives for the stored order.
 const orderIDPlaceholder = `{"id":0`
 
-// placeOrderPostgres writes one order line in a single statement: the
-// stock and status of its pet (locked by the caller), the order, and the
-// events inventory.updated then order.created, in that id order. It is the
-// same write as the SQLite path (INSERT order, writeStock, the events at
-// commit), one round trip instead of four. The events INSERT draws its ids
-// itself after making sure the transaction has an id, as the horizon
-// requires (see eventHorizon).
-const placeOrderPostgres = `WITH inv AS (
-		UPDATE inventory SET quantity = $1, updated_at = $2 WHERE pet_id = $3),
+// placeOrderPostgres checks and writes one order line in a single
+// statement: it locks the pet (locked, the same lock as lockPet) and,
+// only when the pet is available with enough stock (ok), writes its stock
+// and status, the order, and the events inventory.updated then
+// order.created, in that id order. It returns the pet as it was locked,
+// with the new order's id (NULL when the rules refused it), and no row
+// when there is no such live pet: what PlaceOrder's errors are worded
+// from. The rules are those of placeOrder's checks and deriveStatus (stock
+// left > 0: available, else pending, as this order is open); the inventory
+// event's data is InventoryItem's JSON.
+//
+// The writes see the rows as locked: a data-modifying CTE reads the
+// statement's snapshot, and when the row was changed since then (the lock
+// waited for that writer), PostgreSQL re-reads the newest version, the
+// one locked, before updating it. The events INSERT draws its ids itself
+// after making sure the transaction has an id, as the horizon requires
+// (see eventHorizon).
+const placeOrderPostgres = `WITH locked AS (
+		SELECT p.id, p.status, i.quantity FROM pets p JOIN inventory i ON i.pet_id = p.id
+		WHERE p.id = $1 AND p.deleted_at IS NULL FOR UPDATE OF p, i),
+	ok AS (
+		SELECT id, quantity - $2 AS stock,
+			CASE WHEN quantity - $2 > 0 THEN 'available' ELSE 'pending' END AS status
+		FROM locked WHERE status = 'available' AND quantity >= $2),
+	inv AS (
+		UPDATE inventory i SET quantity = ok.stock, updated_at = $3 FROM ok WHERE i.pet_id = ok.id),
 	pet AS (
-		UPDATE pets SET status = $4, updated_at = $2 WHERE id = $3),
+		UPDATE pets p SET status = ok.status, updated_at = $3 FROM ok WHERE p.id = ok.id),
 	ord AS (
 		INSERT INTO orders (pet_id, quantity, ship_date, state, api_key_id, shopper_id, created_at, updated_at)
-		VALUES ($3, $5, $6, 'open', $7, $8, $2, $2) RETURNING id),
+		SELECT ok.id, $2, $4, 'open', $5, $6, $3, $3 FROM ok RETURNING id),
 	ev AS (
 		INSERT INTO events (type, data, created_at)
-		SELECT v.t, v.d, $2 FROM ord CROSS JOIN LATERAL (VALUES
-			($9::text, $10::text, 0),
-			($11::text, '{"id":' || ord.id || substr($12::text, 8), 1)) AS v(t, d, o)
+		SELECT v.t, v.d, $3 FROM ok CROSS JOIN ord CROSS JOIN LATERAL (VALUES
+			($7::text, '{"petId":' || ok.id || ',"quantity":' || ok.stock || ',"status":"' || ok.status || '"}', 0),
+			($8::text, '{"id":' || ord.id || substr($9::text, 8), 1)) AS v(t, d, o)
 		WHERE pg_current_xact_id() IS NOT NULL
 		ORDER BY v.o)
-	SELECT id FROM ord`
+	SELECT l.status, l.quantity, ord.id AS order_id FROM locked l LEFT JOIN ord ON true`
 
-// writeOrderPostgres stores order o of pet p (p already holds the stock
-// and status after the order) and sets o.ID.
-func (tx *Tx) writeOrderPostgres(ctx context.Context, p *Pet, o *Order, keyID *int64, shopper *string) error {
-	item, err := json.Marshal(p.Inventory())
-	if err != nil {
-		return fmt.Errorf("encode event: %w", err)
-	}
+// placeOrderPostgres places order o (its ID left 0) in one statement and
+// sets o.ID. Errors: those of placeOrder's checks.
+func (tx *Tx) placeOrderPostgres(ctx context.Context, o *Order, keyID *int64, shopper *string) error {
 	order, err := json.Marshal(o)
 	if err != nil {
 		return fmt.Errorf("encode event: %w", err)
@@ -51,11 +66,27 @@ func (tx *Tx) writeOrderPostgres(ctx context.Context, p *Pet, o *Order, keyID *i
 	if !strings.HasPrefix(string(order), orderIDPlaceholder) {
 		return fmt.Errorf("encode event: order JSON %q does not start with %s", order, orderIDPlaceholder)
 	}
-	err = tx.get(ctx, &o.ID, placeOrderPostgres, p.Stock, tx.now, p.ID, p.Status, o.Quantity, o.ShipDate, keyID, shopper,
-		EventInventoryUpdated, string(item), EventOrderCreated, string(order))
+	var r struct {
+		Status  string        `db:"status"`
+		Stock   int64         `db:"quantity"`
+		OrderID sql.NullInt64 `db:"order_id"`
+	}
+	err = tx.get(ctx, &r, placeOrderPostgres, o.PetID, o.Quantity, tx.now, o.ShipDate, keyID, shopper,
+		EventInventoryUpdated, EventOrderCreated, string(order))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Invalid("petId", "pet %d does not exist", o.PetID)
+	}
 	if err != nil {
 		return fmt.Errorf("place order: %w", err)
 	}
+	if !r.OrderID.Valid {
+		p := Pet{ID: o.PetID, Status: r.Status, Stock: r.Stock}
+		if err := checkOrder(&p, o.Quantity); err != nil {
+			return err
+		}
+		return fmt.Errorf("place order: pet %d (%s, stock %d) refused an order of %d", o.PetID, r.Status, r.Stock, o.Quantity)
+	}
+	o.ID = r.OrderID.Int64
 	tx.wroteEvents = true
 	return nil
 }
