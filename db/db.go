@@ -264,8 +264,7 @@ func (s *Store) begin(ctx context.Context) (*Tx, error) {
 }
 
 // Commit writes the transaction's events, commits, and then wakes event
-// listeners when there were any: in-process hooks directly, other
-// instances through the notifier.
+// listeners when there were any.
 func (tx *Tx) Commit() error {
 	store := tx.store
 	if err := tx.flushEvents(tx.ctx); err != nil {
@@ -278,15 +277,21 @@ func (tx *Tx) Commit() error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	if tx.wroteEvents {
-		store.notifyOthers()
-		store.hooksMu.RLock()
-		hooks := store.onEvent
-		store.hooksMu.RUnlock()
-		for _, fn := range hooks {
-			fn()
-		}
+		store.eventsCommitted()
 	}
 	return nil
+}
+
+// eventsCommitted wakes event listeners after a commit that wrote events:
+// in-process hooks directly, other instances through the notifier.
+func (s *Store) eventsCommitted() {
+	s.notifyOthers()
+	s.hooksMu.RLock()
+	hooks := s.onEvent
+	s.hooksMu.RUnlock()
+	for _, fn := range hooks {
+		fn()
+	}
 }
 
 // Rollback aborts the transaction; after Commit it is a no-op, so it can be deferred.

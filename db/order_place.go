@@ -54,6 +54,9 @@ func (s *Store) placeOrders(ctx context.Context, owner Owner, lines []NewOrder, 
 		}
 		ships[i] = ship
 	}
+	if s.dialect == DialectPostgres && len(lines) == 1 && maxOpenUnits == 0 {
+		return s.placeSingleOrderPostgres(ctx, owner, lines[0], ships[0])
+	}
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
@@ -117,14 +120,8 @@ func (tx *Tx) lockPets(ctx context.Context, lines []NewOrder) (map[int64]*Pet, e
 // as lockPets read it (nil: the pet does not exist) and leaves p as the
 // line left it; on PostgreSQL one statement does it all.
 func (tx *Tx) placeOrder(ctx context.Context, owner Owner, p *Pet, petID, qty int64, ship *time.Time) (*Order, error) {
-	var keyID *int64
-	var shopper *string
-	if owner.ShopperID != "" {
-		shopper = &owner.ShopperID
-	} else if owner.APIKeyID > 0 {
-		keyID = &owner.APIKeyID
-	}
-	o := &Order{PetID: petID, Quantity: qty, ShipDate: ship, State: OrderOpen, CreatedAt: tx.now}
+	keyID, shopper := owner.keyID(), owner.shopper()
+	o := newOrder(petID, qty, ship, tx.now)
 	if tx.dialect() == DialectPostgres {
 		return o, tx.placeOrderPostgres(ctx, o, keyID, shopper)
 	}
@@ -148,6 +145,27 @@ func (tx *Tx) placeOrder(ctx context.Context, owner Owner, p *Pet, petID, qty in
 		return nil, err
 	}
 	return o, nil
+}
+
+// newOrder is a new open order, before the database gives it an id.
+func newOrder(petID, qty int64, ship *time.Time, now time.Time) *Order {
+	return &Order{PetID: petID, Quantity: qty, ShipDate: ship, State: OrderOpen, CreatedAt: now}
+}
+
+// keyID and shopper are the owner columns of an order: the shopper when
+// there is one, else the API key when there is one.
+func (o Owner) keyID() *int64 {
+	if o.ShopperID == "" && o.APIKeyID > 0 {
+		return &o.APIKeyID
+	}
+	return nil
+}
+
+func (o Owner) shopper() *string {
+	if o.ShopperID != "" {
+		return &o.ShopperID
+	}
+	return nil
 }
 
 // checkOrder applies the rules of SPEC §5 for placing qty units of p.

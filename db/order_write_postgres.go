@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // orderIDPlaceholder is how an Order with ID 0 starts as JSON: the id is
@@ -16,7 +17,7 @@ import (
 // gives for the stored order.
 const orderIDPlaceholder = `{"id":0`
 
-// placeOrderPostgres checks and writes one order line in a single
+// placeOrderStatement checks and writes one order line in a single
 // statement: it locks the pet (locked, the same lock as lockPet) and,
 // only when the pet is available with enough stock (ok), writes its stock
 // and status, the order, and the events inventory.updated then
@@ -33,7 +34,7 @@ const orderIDPlaceholder = `{"id":0`
 // one locked, before updating it. The events INSERT draws its ids itself
 // after making sure the transaction has an id, as the horizon requires
 // (see eventHorizon).
-const placeOrderPostgres = `WITH locked AS (
+const placeOrderStatement = `WITH locked AS (
 		SELECT p.id, p.status, i.quantity FROM pets p JOIN inventory i ON i.pet_id = p.id
 		WHERE p.id = $1 AND p.deleted_at IS NULL FOR UPDATE OF p, i),
 	ok AS (
@@ -56,9 +57,9 @@ const placeOrderPostgres = `WITH locked AS (
 		ORDER BY v.o)
 	SELECT l.status, l.quantity, ord.id AS order_id FROM locked l LEFT JOIN ord ON true`
 
-// placeOrderPostgres places order o (its ID left 0) in one statement and
-// sets o.ID. Errors: those of placeOrder's checks.
-func (tx *Tx) placeOrderPostgres(ctx context.Context, o *Order, keyID *int64, shopper *string) error {
+// placeOrderPostgres places order o (its ID left 0) in one statement, run
+// by get at time now, and sets o.ID. Errors: those of placeOrder's checks.
+func placeOrderPostgres(ctx context.Context, get getter, now time.Time, o *Order, keyID *int64, shopper *string) error {
 	order, err := json.Marshal(o)
 	if err != nil {
 		return fmt.Errorf("encode event: %w", err)
@@ -71,7 +72,7 @@ func (tx *Tx) placeOrderPostgres(ctx context.Context, o *Order, keyID *int64, sh
 		Stock   int64         `db:"quantity"`
 		OrderID sql.NullInt64 `db:"order_id"`
 	}
-	err = tx.get(ctx, &r, placeOrderPostgres, o.PetID, o.Quantity, tx.now, o.ShipDate, keyID, shopper,
+	err = get(ctx, &r, placeOrderStatement, o.PetID, o.Quantity, now, o.ShipDate, keyID, shopper,
 		EventInventoryUpdated, EventOrderCreated, string(order))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Invalid("petId", "pet %d does not exist", o.PetID)
@@ -87,6 +88,32 @@ func (tx *Tx) placeOrderPostgres(ctx context.Context, o *Order, keyID *int64, sh
 		return fmt.Errorf("place order: pet %d (%s, stock %d) refused an order of %d", o.PetID, r.Status, r.Stock, o.Quantity)
 	}
 	o.ID = r.OrderID.Int64
+	return nil
+}
+
+// placeOrderPostgres places one line in the transaction.
+func (tx *Tx) placeOrderPostgres(ctx context.Context, o *Order, keyID *int64, shopper *string) error {
+	if err := placeOrderPostgres(ctx, tx.get, tx.now, o, keyID, shopper); err != nil {
+		return err
+	}
 	tx.wroteEvents = true
 	return nil
+}
+
+// placeSingleOrderPostgres places a lone order (the API's) with its one
+// statement on its own, which PostgreSQL runs as a transaction of its own:
+// one round trip instead of BEGIN, the statement and COMMIT. Errors: those
+// of PlaceOrders.
+func (s *Store) placeSingleOrderPostgres(ctx context.Context, owner Owner, in NewOrder, ship *time.Time) ([]*Order, error) {
+	o := newOrder(*in.PetID, *in.Quantity, ship, s.Now().UTC())
+	err := placeOrderPostgres(ctx, s.get, o.CreatedAt, o, owner.keyID(), owner.shopper())
+	var coded *Error
+	if errors.As(err, &coded) {
+		return nil, &LineError{Line: 0, Err: err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.eventsCommitted()
+	return []*Order{o}, nil
 }
