@@ -64,6 +64,9 @@ type Store struct {
 
 	stmts stmtCache
 	keys  keyCache
+
+	horizon  eventHorizon // PostgreSQL: how far readers may deliver events
+	notifier notifier     // PostgreSQL: NOTIFY other instances after commits
 }
 
 // defaultConnectTimeout bounds, in seconds, connecting to PostgreSQL (TCP
@@ -147,11 +150,15 @@ func Open(ctx context.Context, rawURL string, now func() time.Time) (*Store, err
 		x.Close()
 		return nil, err
 	}
+	if dialect == DialectPostgres {
+		s.startNotifier()
+	}
 	return s, nil
 }
 
 // Close closes the database.
 func (s *Store) Close() error {
+	s.stopNotifier()
 	s.closeStmts()
 	return s.db.Close()
 }
@@ -236,6 +243,9 @@ type Tx struct {
 	store  *Store
 	now    time.Time
 	events []pendingEvent // written at Commit, in order
+	// wroteEvents is set once a statement of the transaction inserted
+	// events: listeners are woken after the commit.
+	wroteEvents bool
 }
 
 // begin starts a write transaction. On SQLite writers queue on writeMu.
@@ -266,15 +276,22 @@ func (tx *Tx) Commit() error {
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	if len(tx.events) > 0 {
-		store.hooksMu.RLock()
-		hooks := store.onEvent
-		store.hooksMu.RUnlock()
-		for _, fn := range hooks {
-			fn()
-		}
+	if tx.wroteEvents {
+		store.eventsCommitted()
 	}
 	return nil
+}
+
+// eventsCommitted wakes event listeners after a commit that wrote events:
+// in-process hooks directly, other instances through the notifier.
+func (s *Store) eventsCommitted() {
+	s.notifyOthers()
+	s.hooksMu.RLock()
+	hooks := s.onEvent
+	s.hooksMu.RUnlock()
+	for _, fn := range hooks {
+		fn()
+	}
 }
 
 // Rollback aborts the transaction; after Commit it is a no-op, so it can be deferred.

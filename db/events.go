@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -32,11 +31,6 @@ type Event struct {
 	CreatedAt time.Time       `db:"created_at"`
 }
 
-// eventsLock is the PostgreSQL advisory lock that makes event ids commit
-// in order, so a reader that has seen id n never later finds a smaller id
-// appear.
-const eventsLock = 7215001
-
 // pendingEvent is an event recorded in a transaction, written at commit.
 type pendingEvent struct {
 	typ  string
@@ -44,8 +38,8 @@ type pendingEvent struct {
 }
 
 // addEvent records an event of the change the transaction makes. The
-// events are written together just before the commit (flushEvents), so the
-// lock that orders them is held for one statement and the commit only.
+// events are written together just before the commit (flushEvents), in one
+// statement, in the order they were recorded.
 func (tx *Tx) addEvent(_ context.Context, typ string, data any) error {
 	b, err := json.Marshal(data)
 	if err != nil {
@@ -55,9 +49,10 @@ func (tx *Tx) addEvent(_ context.Context, typ string, data any) error {
 	return nil
 }
 
-// flushEvents inserts the recorded events in one statement. On PostgreSQL
-// the same statement takes the ordering lock and queues the NOTIFY, which
-// is delivered on commit.
+// flushEvents inserts the recorded events in one statement, ids in
+// recording order. Nothing orders commits across transactions: readers
+// deliver events only up to the horizon (eventHorizon), and other
+// instances are woken after the commit (notifyOthers).
 func (tx *Tx) flushEvents(ctx context.Context) error {
 	if len(tx.events) == 0 {
 		return nil
@@ -71,23 +66,33 @@ func (tx *Tx) flushEvents(ctx context.Context) error {
 		rows[i] = fmt.Sprintf("($%d, $%d, %d)", n-1, n, i)
 	}
 	values := strings.Join(rows, ", ")
-	var q string
+	q := `INSERT INTO events (type, data, created_at) SELECT v.column1, v.column2, $1 FROM (VALUES ` + values + `) AS v ORDER BY v.column3`
 	if tx.dialect() == DialectPostgres {
-		q = `WITH lock AS (SELECT pg_advisory_xact_lock(` + strconv.Itoa(eventsLock) + `)),
-			ins AS (INSERT INTO events (type, data, created_at)
-				SELECT v.t, v.d, $1 FROM lock, (VALUES ` + values + `) AS v(t, d, o) ORDER BY v.o RETURNING 1)
-			SELECT pg_notify('` + NotifyChannel + `', '') FROM (SELECT 1 FROM ins LIMIT 1) AS written`
-	} else {
-		q = `INSERT INTO events (type, data, created_at) SELECT v.column1, v.column2, $1 FROM (VALUES ` + values + `) AS v ORDER BY v.column3`
+		// The filter gives the transaction an id before the ids are drawn
+		// (see eventHorizon).
+		q = `INSERT INTO events (type, data, created_at) SELECT v.t, v.d, $1 FROM (VALUES ` + values + `) AS v(t, d, o)
+			WHERE pg_current_xact_id() IS NOT NULL ORDER BY v.o`
 	}
 	if _, err := tx.exec(ctx, q, args...); err != nil {
 		return fmt.Errorf("write events: %w", err)
 	}
+	tx.wroteEvents = true
 	return nil
 }
 
-// EventsAfter returns up to limit events with id > after, oldest first.
+// EventsAfter returns up to limit events with id > after, oldest first,
+// and none beyond the horizon: on PostgreSQL an event committed while a
+// transaction that may hold a smaller id still runs waits for a later read
+// (see eventHorizon), so a reader that moves its cursor to the last id it
+// got never skips one.
 func (s *Store) EventsAfter(ctx context.Context, after int64, limit int) ([]Event, error) {
+	horizon, err := s.eventHorizon(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("events after: %w", err)
+	}
+	if horizon <= after {
+		return nil, nil
+	}
 	// data is TEXT: both drivers hand it over as a string, which
 	// database/sql will not store into a json.RawMessage.
 	var rows []struct {
@@ -96,7 +101,7 @@ func (s *Store) EventsAfter(ctx context.Context, after int64, limit int) ([]Even
 		Data      string    `db:"data"`
 		CreatedAt time.Time `db:"created_at"`
 	}
-	err := s.sel(ctx, &rows, `SELECT id, type, data, created_at FROM events WHERE id > $1 ORDER BY id LIMIT $2`, after, limit)
+	err = s.sel(ctx, &rows, `SELECT id, type, data, created_at FROM events WHERE id > $1 AND id <= $2 ORDER BY id LIMIT $3`, after, horizon, limit)
 	if err != nil {
 		return nil, fmt.Errorf("events after: %w", err)
 	}
@@ -107,8 +112,17 @@ func (s *Store) EventsAfter(ctx context.Context, after int64, limit int) ([]Even
 	return evs, nil
 }
 
-// LastEventID is the newest event's id, 0 when there is none.
+// LastEventID is the newest event's id, 0 when there is none; on
+// PostgreSQL the horizon, so that a stream starting after it misses no
+// event that commits later with a smaller id.
 func (s *Store) LastEventID(ctx context.Context) (int64, error) {
+	if s.dialect == DialectPostgres {
+		id, err := s.eventHorizon(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("last event: %w", err)
+		}
+		return id, nil
+	}
 	var id int64
 	if err := s.get(ctx, &id, `SELECT COALESCE(MAX(id), 0) FROM events`); err != nil {
 		return 0, fmt.Errorf("last event: %w", err)

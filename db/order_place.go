@@ -54,6 +54,9 @@ func (s *Store) placeOrders(ctx context.Context, owner Owner, lines []NewOrder, 
 		}
 		ships[i] = ship
 	}
+	if s.dialect == DialectPostgres && len(lines) == 1 && maxOpenUnits == 0 {
+		return s.placeSingleOrderPostgres(ctx, owner, lines[0], ships[0])
+	}
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
@@ -64,12 +67,13 @@ func (s *Store) placeOrders(ctx context.Context, owner Owner, lines []NewOrder, 
 			return nil, err
 		}
 	}
-	if err := tx.lockPets(ctx, lines); err != nil {
+	pets, err := tx.lockPets(ctx, lines)
+	if err != nil {
 		return nil, err
 	}
 	orders := make([]*Order, len(lines))
 	for i, in := range lines {
-		o, err := tx.placeOrder(ctx, owner, *in.PetID, *in.Quantity, ships[i])
+		o, err := tx.placeOrder(ctx, owner, pets[*in.PetID], *in.PetID, *in.Quantity, ships[i])
 		if err != nil {
 			var coded *Error
 			if errors.As(err, &coded) {
@@ -83,56 +87,57 @@ func (s *Store) placeOrders(ctx context.Context, owner Owner, lines []NewOrder, 
 }
 
 // lockPets locks every pet of a checkout in id order before any line
-// writes. Locking line by line would deadlock on PostgreSQL: two carts naming
-// the same pets in opposite orders, or a cart whose first line already holds
-// the events lock while a restock of its second pet waits for that lock.
-// A pet that does not exist is left for its line to report.
-func (tx *Tx) lockPets(ctx context.Context, lines []NewOrder) error {
-	if len(lines) < 2 {
-		return nil
+// writes, and returns them by id (a pet that does not exist is absent,
+// for its line to report). Locking line by line would deadlock on
+// PostgreSQL: two carts naming the same pets in opposite orders. There a
+// line's own statement checks the pet as it locks it (placeOrderPostgres),
+// so a single line needs nothing here and the map is not used. On SQLite
+// the lines work on these copies, which they keep up to date, instead of
+// reading each pet again.
+func (tx *Tx) lockPets(ctx context.Context, lines []NewOrder) (map[int64]*Pet, error) {
+	if tx.dialect() == DialectPostgres && len(lines) < 2 {
+		return nil, nil
 	}
 	ids := make([]int64, 0, len(lines))
 	for _, in := range lines {
 		ids = append(ids, *in.PetID)
 	}
 	slices.Sort(ids)
+	pets := make(map[int64]*Pet, len(ids))
 	for _, id := range slices.Compact(ids) {
-		if _, err := tx.lockPet(ctx, id); err != nil && ErrorCode(err) != ENotFound {
-			return err
+		p, err := tx.lockPet(ctx, id)
+		switch {
+		case err == nil:
+			pets[id] = p
+		case ErrorCode(err) != ENotFound:
+			return nil, err
 		}
 	}
-	return nil
+	return pets, nil
 }
 
-func (tx *Tx) placeOrder(ctx context.Context, owner Owner, petID, qty int64, ship *time.Time) (*Order, error) {
-	p, err := tx.lockPet(ctx, petID)
-	if ErrorCode(err) == ENotFound {
+// placeOrder checks and writes one line. On SQLite it works on the pet p
+// as lockPets read it (nil: the pet does not exist) and leaves p as the
+// line left it; on PostgreSQL one statement does it all.
+func (tx *Tx) placeOrder(ctx context.Context, owner Owner, p *Pet, petID, qty int64, ship *time.Time) (*Order, error) {
+	keyID, shopper := owner.keyID(), owner.shopper()
+	o := newOrder(petID, qty, ship, tx.now)
+	if tx.dialect() == DialectPostgres {
+		return o, tx.placeOrderPostgres(ctx, o, keyID, shopper)
+	}
+	if p == nil {
 		return nil, Invalid("petId", "pet %d does not exist", petID)
 	}
-	if err != nil {
+	if err := checkOrder(p, qty); err != nil {
 		return nil, err
 	}
-	if p.Status != StatusAvailable {
-		return nil, Errorf(EPetNotAvailable, "Pet %d is %s.", petID, p.Status)
-	}
-	if p.Stock < qty {
-		return nil, Errorf(EInsufficientStock, "Only %d of pet %d in stock.", p.Stock, petID)
-	}
-	var keyID *int64
-	var shopper *string
-	if owner.ShopperID != "" {
-		shopper = &owner.ShopperID
-	} else if owner.APIKeyID > 0 {
-		keyID = &owner.APIKeyID
-	}
-	o := &Order{PetID: petID, Quantity: qty, ShipDate: ship, State: OrderOpen, CreatedAt: tx.now}
-	err = tx.get(ctx, &o.ID, `INSERT INTO orders (pet_id, quantity, ship_date, state, api_key_id, shopper_id, created_at, updated_at)
+	p.Stock -= qty
+	p.Status = deriveStatus(p.Stock, 1)
+	err := tx.get(ctx, &o.ID, `INSERT INTO orders (pet_id, quantity, ship_date, state, api_key_id, shopper_id, created_at, updated_at)
 		VALUES ($1, $2, $3, 'open', $4, $5, $6, $6) RETURNING id`, petID, qty, ship, keyID, shopper, tx.now)
 	if err != nil {
 		return nil, fmt.Errorf("insert order: %w", err)
 	}
-	p.Stock -= qty
-	p.Status = deriveStatus(p.Stock, 1)
 	if err := tx.writeStock(ctx, p); err != nil {
 		return nil, err
 	}
@@ -140,6 +145,39 @@ func (tx *Tx) placeOrder(ctx context.Context, owner Owner, petID, qty int64, shi
 		return nil, err
 	}
 	return o, nil
+}
+
+// newOrder is a new open order, before the database gives it an id.
+func newOrder(petID, qty int64, ship *time.Time, now time.Time) *Order {
+	return &Order{PetID: petID, Quantity: qty, ShipDate: ship, State: OrderOpen, CreatedAt: now}
+}
+
+// keyID and shopper are the owner columns of an order: the shopper when
+// there is one, else the API key when there is one.
+func (o Owner) keyID() *int64 {
+	if o.ShopperID == "" && o.APIKeyID > 0 {
+		return &o.APIKeyID
+	}
+	return nil
+}
+
+func (o Owner) shopper() *string {
+	if o.ShopperID != "" {
+		return &o.ShopperID
+	}
+	return nil
+}
+
+// checkOrder applies the rules of SPEC §5 for placing qty units of p.
+// Errors: pet_not_available, insufficient_stock.
+func checkOrder(p *Pet, qty int64) error {
+	if p.Status != StatusAvailable {
+		return Errorf(EPetNotAvailable, "Pet %d is %s.", p.ID, p.Status)
+	}
+	if p.Stock < qty {
+		return Errorf(EInsufficientStock, "Only %d of pet %d in stock.", p.Stock, p.ID)
+	}
+	return nil
 }
 
 // PlaceShopOrders places a storefront checkout like PlaceOrders, and

@@ -21,7 +21,7 @@ var demoCatalog = []struct {
 // which seeding decides whether the catalog is empty; the second key names
 // the schema, so that stores on different schemas (each test has its own)
 // do not wait for each other. The two-key form lives apart from the
-// one-key locks of migrations and events.
+// one-key locks of migrations.
 const seedLockClass = 7215002
 
 // IsEmpty reports whether the catalog has never had a category.

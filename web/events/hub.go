@@ -24,8 +24,13 @@
 // offers with id <= n, sends an offer whose predecessor is <= n, and reads
 // the database after n whenever an offer's predecessor is newer than n (it
 // missed something: it resumed from Last-Event-ID, lagged, or joined while
-// the hub was ahead of it). Event ids are committed in increasing order, so
-// "after n" in the database is always complete.
+// the hub was ahead of it). This needs "after n" in the database to be
+// complete: the Source returns events only up to its horizon, below which
+// no event can still commit (PostgreSQL writers commit concurrently, so
+// ids do not commit in order; see db.Store.EventsAfter). When committed
+// events wait above the horizon (Source.EventsHeld), the hub reads again
+// after HeldRecheck instead of waiting for the next wake-up, which may
+// never come (the transaction it waits for may abort).
 package events
 
 import (
@@ -44,8 +49,12 @@ import (
 type Source interface {
 	// EventsAfter returns up to limit events with id > after, oldest first.
 	EventsAfter(ctx context.Context, after int64, limit int) ([]db.Event, error)
-	// LastEventID is the newest event's id, 0 when there is none.
+	// LastEventID is the newest event's id, 0 when there is none: the
+	// horizon, after which a stream that starts now misses nothing.
 	LastEventID(ctx context.Context) (int64, error)
+	// EventsHeld reports whether the last read stopped below events
+	// already committed, to be read again shortly.
+	EventsHeld() bool
 }
 
 // Hub fans new outbox events out to the open event streams. Create it with
@@ -58,6 +67,9 @@ type Hub struct {
 	// PollInterval is the safety net: the hub reads the outbox this often
 	// even when nobody woke it (a lost NOTIFY, a writer in another process).
 	PollInterval time.Duration
+	// HeldRecheck is how soon the hub reads again when the outbox held
+	// committed events back behind its horizon.
+	HeldRecheck time.Duration
 	// PageSize is how many events one database read returns at most.
 	PageSize int
 	// Buffer is how many events may wait for one stream before the hub
@@ -125,6 +137,7 @@ func NewHub(src Source, logger *slog.Logger) *Hub {
 	return &Hub{
 		Heartbeat:    15 * time.Second,
 		PollInterval: 2 * time.Second,
+		HeldRecheck:  10 * time.Millisecond,
 		PageSize:     500,
 		Buffer:       1024,
 		WriteTimeout: 10 * time.Second,
@@ -182,6 +195,7 @@ func (h *Hub) Close() {
 // back to the defaults when a field was set to something unusable.
 func (h *Hub) heartbeat() time.Duration    { return positive(h.Heartbeat, 15*time.Second) }
 func (h *Hub) pollInterval() time.Duration { return positive(h.PollInterval, 2*time.Second) }
+func (h *Hub) heldRecheck() time.Duration  { return positive(h.HeldRecheck, 10*time.Millisecond) }
 func (h *Hub) authInterval() time.Duration { return positive(h.AuthInterval, 10*time.Second) }
 func (h *Hub) pageSize() int               { return positive(h.PageSize, 500) }
 
@@ -261,35 +275,44 @@ func (h *Hub) run() {
 	defer h.wg.Done()
 	tick := time.NewTicker(h.pollInterval())
 	defer tick.Stop()
+	held := time.NewTimer(h.heldRecheck())
+	held.Stop()
+	defer held.Stop()
 	for {
-		h.poll()
+		if h.poll() {
+			held.Reset(h.heldRecheck())
+		}
 		select {
 		case <-h.done:
 			return
 		case <-h.wake:
 		case <-tick.C:
+		case <-held.C:
 		}
+		held.Stop()
 	}
 }
 
 // poll reads and offers every event after the hub's newest, page by page.
-func (h *Hub) poll() {
+// It reports whether the outbox held committed events back, to be read
+// again soon.
+func (h *Hub) poll() (held bool) {
 	for {
 		h.mu.Lock()
 		primed, base := h.primed, h.last
 		h.mu.Unlock()
 		if !primed {
-			return
+			return false
 		}
 		evs, err := h.src.EventsAfter(h.ctx, base, h.pageSize())
 		if err != nil {
 			if h.ctx.Err() == nil {
 				h.log.Warn("events: read outbox", "after", base, "err", err)
 			}
-			return
+			return false
 		}
 		if len(evs) == 0 || !h.fanOut(base, evs) || len(evs) < h.pageSize() {
-			return
+			return h.src.EventsHeld()
 		}
 	}
 }
