@@ -23,6 +23,12 @@ type stmtCache struct {
 	mu        sync.RWMutex
 	m         map[string]*sqlx.Stmt
 	preparing map[string]bool
+	// closed is set by closeStmts: nothing is prepared or started after it.
+	closed bool
+	// background counts prepareSoon's goroutines, which closeStmts waits
+	// for: one still preparing would open a connection to the database
+	// (on SQLite, files beside it) after the store was closed.
+	background sync.WaitGroup
 }
 
 // cached returns the prepared statement for query, nil when there is none.
@@ -44,7 +50,7 @@ func (s *Store) stmt(ctx context.Context, query string) *sqlx.Stmt {
 		c.mu.Unlock()
 		return st
 	}
-	if c.preparing[query] || len(c.m) >= maxCachedStmts {
+	if c.closed || c.preparing[query] || len(c.m) >= maxCachedStmts {
 		c.mu.Unlock()
 		return nil
 	}
@@ -62,6 +68,10 @@ func (s *Store) stmt(ctx context.Context, query string) *sqlx.Stmt {
 	if err != nil {
 		return nil
 	}
+	if c.closed {
+		st.Close()
+		return nil
+	}
 	if c.m == nil {
 		c.m = make(map[string]*sqlx.Stmt)
 	}
@@ -75,22 +85,31 @@ func (s *Store) stmt(ctx context.Context, query string) *sqlx.Stmt {
 // every other one waits for its locks would deadlock.
 func (s *Store) prepareSoon(query string) {
 	c := &s.stmts
-	c.mu.RLock()
-	busy := c.preparing[query] || c.m[query] != nil || len(c.m) >= maxCachedStmts
-	c.mu.RUnlock()
+	c.mu.Lock()
+	busy := c.closed || c.preparing[query] || c.m[query] != nil || len(c.m) >= maxCachedStmts
+	if !busy {
+		c.background.Add(1)
+	}
+	c.mu.Unlock()
 	if busy {
 		return
 	}
 	go func() {
+		defer c.background.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		s.stmt(ctx, query)
 	}()
 }
 
-// closeStmts releases every cached statement.
+// closeStmts stops preparing, waits for the statements being prepared in
+// the background and releases every cached statement.
 func (s *Store) closeStmts() {
 	c := &s.stmts
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.background.Wait()
 	c.mu.Lock()
 	stmts := c.m
 	c.m = nil
