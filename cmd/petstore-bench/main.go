@@ -106,23 +106,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 // then print the report.
 func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	began := time.Now()
-	logf := func(format string, args ...any) {
-		fmt.Fprintf(stderr, "[%5.1fs] %s\n", time.Since(began).Seconds(), fmt.Sprintf(format, args...))
-	}
-	root, err := moduleRoot(ctx)
-	if err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp("", "petstore-bench-")
+	logf := progress(stderr, began)
+	bin, tmp, err := buildInTemp(ctx, logf)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	logf("building ./cmd/petstore")
-	bin, err := buildServer(ctx, root, tmp)
-	if err != nil {
-		return err
-	}
 	loadBefore := loadAverage()
 	rep := &report{RSS: map[string]int64{}, Stock: map[string]stockCheck{}, Settings: fmt.Sprintf(
 		"%d pets seeded; per endpoint %s warm-up, %s at peak (%d workers), %s at half the peak rate; %d CPUs shared by generator and server.",

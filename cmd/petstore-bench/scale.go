@@ -66,23 +66,12 @@ type scaleRow struct {
 // through the real server.
 func runScale(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	began := time.Now()
-	logf := func(format string, args ...any) {
-		fmt.Fprintf(stderr, "[%5.1fs] %s\n", time.Since(began).Seconds(), fmt.Sprintf(format, args...))
-	}
-	root, err := moduleRoot(ctx)
-	if err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp("", "petstore-bench-scale-")
+	logf := progress(stderr, began)
+	bin, tmp, err := buildInTemp(ctx, logf)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	logf("building ./cmd/petstore")
-	bin, err := buildServer(ctx, root, tmp)
-	if err != nil {
-		return err
-	}
 	rep := &scaleReport{Sizes: o.Scale, Settings: fmt.Sprintf(
 		"Per read %s warm-up, %s at peak with %d workers; 1 pet in %d sold, pets in %d categories; %d CPUs shared by generator and server. Load average (1 min) %s before",
 		o.Warmup, o.Duration, o.Workers, soldEvery, scaleCategories, runtime.NumCPU(), loadAverage())}
@@ -236,4 +225,29 @@ func seedBatchOf(ctx context.Context, conn *sql.DB, from, to int, cats []any, no
 		return fmt.Errorf("insert inventory: %w", err)
 	}
 	return tx.Commit()
+}
+
+// progress is the bench's log to stderr, stamped with the seconds since began.
+func progress(stderr io.Writer, began time.Time) func(string, ...any) {
+	return func(format string, args ...any) {
+		fmt.Fprintf(stderr, "[%5.1fs] %s\n", time.Since(began).Seconds(), fmt.Sprintf(format, args...))
+	}
+}
+
+// buildInTemp builds the real binary into a new temporary directory, which
+// the caller removes.
+func buildInTemp(ctx context.Context, logf func(string, ...any)) (bin, tmp string, err error) {
+	root, err := moduleRoot(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	if tmp, err = os.MkdirTemp("", "petstore-bench-"); err != nil {
+		return "", "", err
+	}
+	logf("building ./cmd/petstore")
+	if bin, err = buildServer(ctx, root, tmp); err != nil {
+		os.RemoveAll(tmp)
+		return "", "", err
+	}
+	return bin, tmp, nil
 }
