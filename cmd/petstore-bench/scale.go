@@ -39,13 +39,15 @@ var scaleReads = []scaleRead{
 	{Name: "pets page", Path: "/api/pets?limit=20"},
 	{Name: "search hit q=pet 12", Path: "/api/pets?limit=20&q=pet%2012"},
 	{Name: "search miss q=zzz", Path: "/api/pets?limit=20&q=zzz"},
-	{Name: "search miss q=zz (2 chars: walk)", Path: "/api/pets?limit=20&q=zz"},
 	{Name: "status filter status=sold", Path: "/api/pets?limit=20&status=sold"},
 	{Name: "statuses status=pending,sold", Path: "/api/pets?limit=20&status=pending,sold"},
 	{Name: "category filter", Path: "/api/pets?limit=20&categoryId={category}"},
 	{Name: "inventory status=sold", Path: "/api/store/inventory?limit=20&status=sold"},
 	{Name: "storefront search /?q=zzz", Path: "/?q=zzz", Page: true},
 	{Name: "deep cursor page", Path: "/api/pets?limit=20", Deep: true},
+	// Last: at a large size its requests outlive the attack, and the
+	// server still walking them would slow the next row.
+	{Name: "search miss q=zz (2 chars: walk)", Path: "/api/pets?limit=20&q=zz"},
 }
 
 // targetScaleRatio is the share of its 10k rate each read keeps at 1M.
