@@ -1,10 +1,7 @@
 package handlers
 
 import (
-	"net/http"
-
 	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/middleware/filesystem"
 
 	"petstore/static"
 	"petstore/web"
@@ -17,7 +14,20 @@ func NewApp(h *Handler) *fiber.App {
 		panic("handlers: Handler.Now is nil; give it the clock the store reads")
 	}
 	app := web.NewApp(web.AppOptions{Logger: h.Logger, Prepare: h.PrepareAnswer, Metrics: h.Metrics})
-	app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
+	app.Use("/static", web.StaticAssets(static.FS, static.Version))
+	app.Get("/favicon.ico", favicon)
 	h.Routes(app)
 	return app
+}
+
+// favicon answers the browsers that ask for /favicon.ico without reading
+// the page's <link rel="icon">: the paw (static/img/favicon.svg), for a day.
+func favicon(c *fiber.Ctx) error {
+	b, err := static.FS.ReadFile("img/favicon.svg")
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderCacheControl, "public, max-age=86400")
+	c.Type("svg")
+	return c.Send(b)
 }

@@ -26,6 +26,8 @@ func (h *Handler) Routes(app *fiber.App) {
 
 	// The JSON API (SPEC §2-§8) under /api: the Error object for every
 	// failure; a key, then the limit counted by key (or IP), no session.
+	// The catalog and inventory GETs answer If-None-Match (a.Conditional)
+	// after the limit has counted them.
 	getPet := &web.Deprecated{
 		Method: fiber.MethodGet, Path: regexp.MustCompile(`^/api/pets/([^/]+)/?$`),
 		Since: h.Config.Deprecated, Sunset: h.Config.Sunset, Now: h.Now,
@@ -36,15 +38,15 @@ func (h *Handler) Routes(app *fiber.App) {
 	api.add(fiber.MethodGet, "/docs", web.RejectBadKey, a.Docs)
 	api.add(fiber.MethodGet, "/rate-limit", web.RequireKey, a.RateLimitStatus)
 
-	api.add(fiber.MethodGet, "/pets", web.RequireKey, a.ListPets)
+	api.add(fiber.MethodGet, "/pets", web.RequireKey, a.Conditional, a.ListPets)
 	api.add(fiber.MethodPost, "/pets", web.RequireStaff, a.Idempotent(), a.CreatePet)
-	api.add(fiber.MethodGet, "/pets/:petId", getPet.Gone, web.RequireKey, a.GetPet)
+	api.add(fiber.MethodGet, "/pets/:petId", getPet.Gone, web.RequireKey, a.Conditional, a.GetPet)
 	api.add(fiber.MethodPut, "/pets/:petId", web.RequireStaff, a.UpdatePet)
 	api.add(fiber.MethodDelete, "/pets/:petId", web.RequireStaff, a.DeletePet)
 
-	api.add(fiber.MethodGet, "/categories", web.RequireKey, a.ListCategories)
+	api.add(fiber.MethodGet, "/categories", web.RequireKey, a.Conditional, a.ListCategories)
 	api.add(fiber.MethodPost, "/categories", web.RequireStaff, a.Idempotent(), a.CreateCategory)
-	api.add(fiber.MethodGet, "/categories/:categoryId", web.RequireKey, a.GetCategory)
+	api.add(fiber.MethodGet, "/categories/:categoryId", web.RequireKey, a.Conditional, a.GetCategory)
 	api.add(fiber.MethodPut, "/categories/:categoryId", web.RequireStaff, a.UpdateCategory)
 	api.add(fiber.MethodDelete, "/categories/:categoryId", web.RequireStaff, a.DeleteCategory)
 
@@ -54,8 +56,8 @@ func (h *Handler) Routes(app *fiber.App) {
 	api.add(fiber.MethodPatch, "/store/orders/:orderId", web.RequireStaff, a.UpdateOrder)
 	api.add(fiber.MethodDelete, "/store/orders/:orderId", web.RequireKey, a.CancelOrder)
 
-	api.add(fiber.MethodGet, "/store/inventory", web.RequireKey, a.ListInventory)
-	api.add(fiber.MethodGet, "/store/inventory/:petId", web.RequireKey, a.GetInventory)
+	api.add(fiber.MethodGet, "/store/inventory", web.RequireKey, a.Conditional, a.ListInventory)
+	api.add(fiber.MethodGet, "/store/inventory/:petId", web.RequireKey, a.Conditional, a.GetInventory)
 	api.add(fiber.MethodPut, "/store/inventory/:petId", web.Stability("beta"), web.RequireStaff, a.SetInventory)
 
 	api.add(fiber.MethodGet, "/keys", web.RequireStaff, a.ListKeys)

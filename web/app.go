@@ -32,7 +32,8 @@ type AppOptions struct {
 
 // NewApp builds the Fiber app with the error handler, timeouts that let
 // shutdown finish, request ids, logs and metrics, and panic recovery
-// (inside the logger, so a panic is logged as the 500 it becomes).
+// (inside the logger, so a panic is logged as the 500 it becomes), and
+// compression of text answers.
 func NewApp(o AppOptions) *fiber.App {
 	app := fiber.New(fiber.Config{
 		AppName:               "petstore",
@@ -48,6 +49,7 @@ func NewApp(o AppOptions) *fiber.App {
 	app.Use(requestID)
 	app.Use(Observe(o.Logger, o.Metrics))
 	app.Use(recover.New())
+	app.Use(Compress())
 	return app
 }
 

@@ -32,6 +32,9 @@ type Handler struct {
 	apiLimitOnce sync.Once
 	apiLimit     *web.APILimit
 
+	conditionalOnce sync.Once
+	conditional     *web.Conditional
+
 	docOnce sync.Once
 	doc     []byte
 	docErr  error
@@ -52,6 +55,13 @@ func (h *Handler) limit() *web.APILimit {
 		}
 	})
 	return h.apiLimit
+}
+
+// Conditional answers If-None-Match on the catalog and inventory GETs
+// (web.Conditional over the store's catalog change counter).
+func (h *Handler) Conditional(c *fiber.Ctx) error {
+	h.conditionalOnce.Do(func() { h.conditional = &web.Conditional{Version: h.Store.CatalogVersion} })
+	return h.conditional.Handler(c)
 }
 
 // Idempotent honours Idempotency-Key on the POSTs it guards (web.Idempotency).

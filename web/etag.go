@@ -1,0 +1,163 @@
+package web
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"sync"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// Conditional serves the conditional GETs of SPEC §2 on the routes it
+// guards: every 200 carries a strong ETag, the hash of its body (so equal
+// tags mean byte-identical bodies), and an If-None-Match that names the
+// current tag (or is *) gets 304 with no body, the same tag and the headers
+// set before it (request id, rate limit: the request has been counted).
+//
+// A revalidation reads only Version, a counter that grows with every
+// committed change to what the routes show. Each instance remembers, per
+// route, query and role, the tag it last served and the counter read before
+// the query that made it; while the counter is unchanged that tag is still
+// the current one, and a match is answered without calling the handler, so
+// a hot catalog costs one small read to revalidate. The counter is read
+// before the handler's query, so a remembered body may be newer than its
+// counter, never older: a race costs an extra 200, never a wrong 304.
+// Requests without If-None-Match do not read the counter at all.
+type Conditional struct {
+	// Version reads the change counter of what the guarded routes show.
+	Version func(ctx context.Context) (int64, error)
+
+	mu   sync.Mutex
+	tags map[string]servedTag
+}
+
+// servedTag is what a guarded route last answered for one key.
+type servedTag struct {
+	version int64
+	etag    string // quoted
+	link    string // the Link header of that answer, repeated on a 304
+}
+
+// maxServedTags bounds the remembered tags: the query is the caller's to
+// choose, so the map is emptied when it reaches this size.
+const maxServedTags = 4096
+
+// Handler is the middleware; put it just before the route's handler.
+func (cd *Conditional) Handler(c *fiber.Ctx) error {
+	inm := c.Get(fiber.HeaderIfNoneMatch)
+	if inm == "" {
+		if err := c.Next(); err != nil {
+			return err
+		}
+		setBodyTag(c)
+		return nil
+	}
+	key := servedTagKey(c)
+	version, err := cd.Version(c.UserContext())
+	if err != nil {
+		return err
+	}
+	if served, ok := cd.lookup(key); ok && served.version == version {
+		if tag, ok := matchTag(inm, served.etag); ok {
+			if served.link != "" {
+				c.Set(fiber.HeaderLink, served.link)
+			}
+			return notModified(c, tag)
+		}
+	}
+	if err := c.Next(); err != nil {
+		return err
+	}
+	etag, ok := setBodyTag(c)
+	if !ok {
+		return nil
+	}
+	cd.remember(key, servedTag{version: version, etag: etag, link: strings.Clone(c.GetRespHeader(fiber.HeaderLink))})
+	if tag, ok := matchTag(inm, etag); ok {
+		return notModified(c, tag)
+	}
+	return nil
+}
+
+// servedTagKey names what decides the body: the route, the query as sent
+// and the caller's role.
+func servedTagKey(c *fiber.Ctx) string {
+	role := ""
+	if k := CurrentKey(c); k != nil {
+		role = k.Role
+	}
+	return c.Path() + "?" + string(c.Request().URI().QueryString()) + "#" + role
+}
+
+func (cd *Conditional) lookup(key string) (servedTag, bool) {
+	cd.mu.Lock()
+	defer cd.mu.Unlock()
+	t, ok := cd.tags[key]
+	return t, ok
+}
+
+func (cd *Conditional) remember(key string, t servedTag) {
+	cd.mu.Lock()
+	defer cd.mu.Unlock()
+	if cd.tags == nil || len(cd.tags) >= maxServedTags {
+		cd.tags = make(map[string]servedTag)
+	}
+	cd.tags[strings.Clone(key)] = t
+}
+
+// setBodyTag sets the strong ETag of a 200's body and returns it.
+func setBodyTag(c *fiber.Ctx) (string, bool) {
+	if c.Response().StatusCode() != fiber.StatusOK {
+		return "", false
+	}
+	sum := sha256.Sum256(c.Response().Body())
+	etag := `"` + hex.EncodeToString(sum[:16]) + `"`
+	c.Set(fiber.HeaderETag, etag)
+	return etag, true
+}
+
+// notModified turns the answer into a 304 for the client's tag.
+func notModified(c *fiber.Ctx, tag string) error {
+	c.Response().ResetBody()
+	c.Response().Header.Del(fiber.HeaderContentType)
+	c.Response().Header.SetNoDefaultContentType(true)
+	c.Set(fiber.HeaderETag, tag)
+	return c.SendStatus(fiber.StatusNotModified)
+}
+
+// tagEncodings are the content codings Compress may add to a tag: a
+// compressed body is another representation, so it gets its own strong
+// tag, the body's tag with "-br" (or "-gzip", "-deflate") inside the quotes.
+var tagEncodings = []string{"br", "gzip", "deflate"}
+
+// encodedTag is etag for the body in the content coding enc.
+func encodedTag(etag, enc string) string {
+	if len(etag) < 2 || etag[0] != '"' {
+		return etag
+	}
+	return etag[:len(etag)-1] + "-" + enc + `"`
+}
+
+// matchTag reports whether the If-None-Match value names etag, in any of
+// its codings (weak comparison, RFC 9110 §13.1.2), and returns the tag the
+// client holds: the one a 304 carries.
+func matchTag(ifNoneMatch, etag string) (string, bool) {
+	for _, t := range strings.Split(ifNoneMatch, ",") {
+		t = strings.TrimSpace(t)
+		if t == "*" {
+			return etag, true
+		}
+		t = strings.TrimPrefix(t, "W/")
+		if t == etag {
+			return t, true
+		}
+		for _, enc := range tagEncodings {
+			if t == encodedTag(etag, enc) {
+				return t, true
+			}
+		}
+	}
+	return "", false
+}
