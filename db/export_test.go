@@ -1,0 +1,17 @@
+package db
+
+import "context"
+
+// MigrateUpTo applies the migrations up to version, for tests that start
+// from an older schema.
+func (s *Store) MigrateUpTo(ctx context.Context, version int64) error {
+	p, err := s.provider()
+	if err != nil {
+		return err
+	}
+	_, err = p.UpTo(ctx, version)
+	return err
+}
+
+// ConcurrentIndexFrom is concurrentIndexFrom for tests.
+const ConcurrentIndexFrom = concurrentIndexFrom
