@@ -15,3 +15,14 @@ func (s *Store) MigrateUpTo(ctx context.Context, version int64) error {
 
 // ConcurrentIndexFrom is concurrentIndexFrom for tests.
 const ConcurrentIndexFrom = concurrentIndexFrom
+
+// CachedQueries lists the texts of the cached prepared statements.
+func (s *Store) CachedQueries() []string {
+	s.stmts.mu.RLock()
+	defer s.stmts.mu.RUnlock()
+	var qs []string
+	for q := range s.stmts.m {
+		qs = append(qs, q)
+	}
+	return qs
+}

@@ -45,7 +45,8 @@ func (s *Store) FindInventory(ctx context.Context, f InventoryFilter) ([]*Invent
 	l := list{from: `SELECT ` + inventoryCols + inventoryFrom, key: "p.id", out: "pet_id", status: "p.status",
 		conds: func(w *where) { w.add("p.deleted_at IS NULL") }}
 	query, args := l.build(f.Statuses, f.Page)
-	return selectPage[*InventoryItem](ctx, s, "inventory", f.Page, query, args...)
+	sel := s.listSelector(len(f.Statuses) > 0 || f.AfterID > 0)
+	return selectPageWith[*InventoryItem](ctx, sel, "inventory", f.Page, query, args...)
 }
 
 // FindInventoryItem returns one live pet's entry. Errors: not_found.

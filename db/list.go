@@ -51,3 +51,18 @@ func (l list) branch(w *where, statuses []string, page Page) string {
 	tail := page.clause(w, l.key)
 	return l.from + w.String() + tail
 }
+
+// selector returns how the query of a list with these filters runs. On
+// PostgreSQL a list filtered by status or category, or paged past a
+// cursor, runs unprepared, planned for its actual values: the generic plan
+// of a cached statement guesses their selectivity, and guessed wrong it
+// walks the primary key and filters (a status no pet has reads every pet)
+// or merge-joins inventory from its first row (a deep cursor reads the
+// whole table). Planning each such query costs about a millisecond at
+// most; a first page without filters keeps its cached statement.
+func (s *Store) listSelector(valueDependent bool) selector {
+	if valueDependent && s.dialect == DialectPostgres {
+		return s.db.SelectContext
+	}
+	return s.sel
+}

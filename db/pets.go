@@ -70,14 +70,12 @@ func (s *Store) FindPets(ctx context.Context, f PetFilter) ([]*Pet, bool, error)
 		return nil, false, nil // no name can match it
 	}
 	l := list{from: `SELECT ` + petCols + petFrom, key: "p.id", out: "id", status: "p.status"}
-	sel := s.sel
 	search := s.nameSearch(f.Query)
 	if search != nil && search.from != "" {
 		l.from, l.key = `SELECT `+petCols+search.from, search.key
 	}
-	if search != nil && search.unprepared {
-		sel = s.db.SelectContext
-	}
+	sel := s.listSelector(len(f.Statuses) > 0 || f.CategoryID > 0 || f.AfterID > 0 ||
+		(search != nil && search.unprepared))
 	l.conds = func(w *where) {
 		w.add("p.deleted_at IS NULL")
 		if f.CategoryID > 0 {
