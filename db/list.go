@@ -52,7 +52,7 @@ func (l list) branch(w *where, statuses []string, page Page) string {
 	return l.from + w.String() + tail
 }
 
-// selector returns how the query of a list with these filters runs. On
+// listSelector returns how the query of a list with these filters runs. On
 // PostgreSQL a list filtered by status or category, or paged past a
 // cursor, runs unprepared, planned for its actual values: the generic plan
 // of a cached statement guesses their selectivity, and guessed wrong it
