@@ -153,7 +153,7 @@ func TestPets(t *testing.T) {
 				t.Helper()
 				ps, _, err := s.FindPets(ctx, f)
 				if err != nil {
-					t.Fatal(err)
+					t.Fatal(f, err)
 				}
 				ids := []int64{}
 				for _, p := range ps {

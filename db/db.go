@@ -187,6 +187,9 @@ func (s *Store) provider(opts ...goose.ProviderOption) (*goose.Provider, error) 
 	d := goose.DialectSQLite3
 	if s.dialect == DialectPostgres {
 		d = goose.DialectPostgres
+		// 00004 is Go: it picks a plain or a concurrent index build by the
+		// size of the catalog.
+		opts = append(opts, goose.WithGoMigrations(searchIndexesMigration()))
 	}
 	return goose.NewProvider(d, s.db.DB, sub, opts...)
 }

@@ -40,13 +40,13 @@ const inventoryFrom = ` FROM inventory i JOIN pets p ON p.id = i.pet_id`
 
 // FindInventory lists the entries of live pets by pet id.
 func (s *Store) FindInventory(ctx context.Context, f InventoryFilter) ([]*InventoryItem, bool, error) {
-	var w where
-	w.add("p.deleted_at IS NULL")
-	if len(f.Statuses) > 0 {
-		w.add("p.status IN " + in(&w, f.Statuses))
-	}
-	tail := f.Page.clause(&w, "i.pet_id")
-	return selectPage[*InventoryItem](ctx, s, "inventory", f.Page, `SELECT `+inventoryCols+inventoryFrom+w.String()+tail, w.args...)
+	// Keyed on p.id (equal to i.pet_id) so the status filter walks pets'
+	// (status, id) index.
+	l := list{from: `SELECT ` + inventoryCols + inventoryFrom, key: "p.id", out: "pet_id", status: "p.status",
+		conds: func(w *where) { w.add("p.deleted_at IS NULL") }}
+	query, args := l.build(f.Statuses, f.Page)
+	sel := s.listSelector(len(f.Statuses) > 0 || f.AfterID > 0)
+	return selectPageWith[*InventoryItem](ctx, sel, "inventory", f.Page, query, args...)
 }
 
 // FindInventoryItem returns one live pet's entry. Errors: not_found.

@@ -69,22 +69,27 @@ func (s *Store) FindPets(ctx context.Context, f PetFilter) ([]*Pet, bool, error)
 	if SearchProblem(f.Query) != "" {
 		return nil, false, nil // no name can match it
 	}
-	var w where
-	w.add("p.deleted_at IS NULL")
-	if len(f.Statuses) > 0 {
-		w.add("p.status IN " + in(&w, f.Statuses))
+	l := list{from: `SELECT ` + petCols + petFrom, key: "p.id", out: "id", status: "p.status"}
+	search := s.nameSearch(f.Query)
+	if search != nil && search.from != "" {
+		l.from, l.key = `SELECT `+petCols+search.from, search.key
 	}
-	if f.CategoryID > 0 {
-		w.add("p.category_id = " + w.arg(f.CategoryID))
+	sel := s.listSelector(len(f.Statuses) > 0 || f.CategoryID > 0 || f.AfterID > 0 ||
+		(search != nil && search.unprepared))
+	l.conds = func(w *where) {
+		w.add("p.deleted_at IS NULL")
+		if f.CategoryID > 0 {
+			w.add("p.category_id = " + w.arg(f.CategoryID))
+		}
+		if search != nil {
+			search.conds(w)
+		}
+		if len(f.IDs) > 0 {
+			w.add("p.id IN " + in(w, f.IDs))
+		}
 	}
-	if f.Query != "" {
-		w.add("p.name_key LIKE " + w.arg(likePattern(f.Query)) + ` ESCAPE '\'`)
-	}
-	if len(f.IDs) > 0 {
-		w.add("p.id IN " + in(&w, f.IDs))
-	}
-	tail := f.Page.clause(&w, "p.id")
-	return selectPage[*Pet](ctx, s, "pets", f.Page, `SELECT `+petCols+petFrom+w.String()+tail, w.args...)
+	query, args := l.build(f.Statuses, f.Page)
+	return selectPageWith[*Pet](ctx, sel, "pets", f.Page, query, args...)
 }
 
 // FindPetByID returns a live pet. Errors: not_found.

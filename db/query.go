@@ -104,8 +104,16 @@ func notFound(noun string, id int64) error {
 // selectPage runs a list query whose tail is page's clause (one row past
 // the page) and trims the rows to the page, reporting whether more follow.
 func selectPage[T any](ctx context.Context, s *Store, what string, page Page, query string, args ...any) ([]T, bool, error) {
+	return selectPageWith[T](ctx, s.sel, what, page, query, args...)
+}
+
+// selector runs a query for many rows: Store.sel, or the pool directly.
+type selector func(ctx context.Context, dest any, query string, args ...any) error
+
+// selectPageWith is selectPage through sel.
+func selectPageWith[T any](ctx context.Context, sel selector, what string, page Page, query string, args ...any) ([]T, bool, error) {
 	var rows []T
-	if err := s.sel(ctx, &rows, query, args...); err != nil {
+	if err := sel(ctx, &rows, query, args...); err != nil {
 		return nil, false, fmt.Errorf("find %s: %w", what, err)
 	}
 	rows, more := trim(rows, page)

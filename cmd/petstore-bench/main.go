@@ -33,6 +33,7 @@ type options struct {
 	PostgresURL string
 	Out         string
 	Pets        int
+	Scale       []int // catalog sizes of the scale mode; none runs the usual bench
 }
 
 func main() {
@@ -49,7 +50,11 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, o, os.Stdout, os.Stderr); err != nil {
+	runMode := run
+	if len(o.Scale) > 0 {
+		runMode = runScale
+	}
+	if err := runMode(ctx, o, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "petstore-bench:", err)
 		os.Exit(1)
 	}
@@ -58,6 +63,7 @@ func main() {
 // parseFlags reads the command line.
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
+	var err error
 	fs := flag.NewFlagSet("petstore-bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "how long each endpoint is attacked at its peak (and each raw ceiling runs)")
@@ -69,7 +75,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		"scratch PostgreSQL database (DROPPED and recreated)")
 	fs.StringVar(&o.Out, "out", "", "also write the report as Markdown to this file")
 	fs.IntVar(&o.Pets, "pets", 10000, "pets to seed through the API")
+	scale := fs.String("scale", "", "scale mode: comma-separated catalog sizes (e.g. 10000,1000000) seeded straight into the database, the read rows measured at each")
 	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if o.Scale, err = parseSizes(*scale); err != nil {
+		fmt.Fprintln(stderr, err)
 		return o, err
 	}
 	for _, d := range strings.Split(*dbs, ",") {
@@ -95,23 +106,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 // then print the report.
 func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	began := time.Now()
-	logf := func(format string, args ...any) {
-		fmt.Fprintf(stderr, "[%5.1fs] %s\n", time.Since(began).Seconds(), fmt.Sprintf(format, args...))
-	}
-	root, err := moduleRoot(ctx)
-	if err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp("", "petstore-bench-")
+	logf := progress(stderr, began)
+	bin, tmp, err := buildInTemp(ctx, logf)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	logf("building ./cmd/petstore")
-	bin, err := buildServer(ctx, root, tmp)
-	if err != nil {
-		return err
-	}
 	loadBefore := loadAverage()
 	rep := &report{RSS: map[string]int64{}, Stock: map[string]stockCheck{}, Settings: fmt.Sprintf(
 		"%d pets seeded; per endpoint %s warm-up, %s at peak (%d workers), %s at half the peak rate; %d CPUs shared by generator and server.",
