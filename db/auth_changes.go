@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // The change counter of authentication (SPEC §3, §6): one row in
@@ -99,14 +100,92 @@ func (s *Store) AuthVersion(ctx context.Context) (int64, error) {
 	if v, ok, err := snap.get(); ok || err != nil {
 		return v, err
 	}
-	var v int64
-	if err := s.get(ctx, &v, authVersionQuery); err != nil {
+	read := s.readAuthVersion
+	if s.dialect == DialectPostgres {
+		read = s.versionReads.join
+	}
+	v, err := read(ctx)
+	if err != nil {
 		err = fmt.Errorf("auth version: %w", err)
 		snap.fail(err)
 		return 0, err
 	}
 	snap.remember(v)
 	return v, nil
+}
+
+// readAuthVersion reads the counter with one query.
+func (s *Store) readAuthVersion(ctx context.Context) (int64, error) {
+	var v int64
+	err := s.get(ctx, &v, authVersionQuery)
+	return v, err
+}
+
+// versionReads shares fresh reads of the counter among the requests that
+// need one at the same moment (PostgreSQL, where each read is a round
+// trip; SQLite reads a local page). A read serves only the requests that
+// were already waiting when it started, so every request still gets a value
+// read after it asked, as the rule above requires; requests that arrive
+// while a read is under way wait for the next one, which starts as soon as
+// that read ends. Under load a round trip so serves every request that
+// arrived during the one before, instead of one each.
+type versionReads struct {
+	read func(context.Context) (int64, error)
+
+	mu      sync.Mutex
+	running bool         // a reader goroutine is at work
+	next    *versionRead // the read that arrivals join; it starts when the running one ends
+}
+
+// versionRead is one shared read and its result.
+type versionRead struct {
+	done chan struct{}
+	v    int64
+	err  error
+}
+
+// versionReadTimeout bounds one shared read. It runs on no request's
+// context, since several requests wait for it; each still stops waiting
+// when its own context ends.
+const versionReadTimeout = 10 * time.Second
+
+// join waits for a read of the counter that starts after this call.
+func (r *versionReads) join(ctx context.Context) (int64, error) {
+	r.mu.Lock()
+	if r.next == nil {
+		r.next = &versionRead{done: make(chan struct{})}
+	}
+	mine := r.next
+	if !r.running {
+		r.running = true
+		go r.run()
+	}
+	r.mu.Unlock()
+	select {
+	case <-mine.done:
+		return mine.v, mine.err
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// run performs the queued reads one after another until none is waiting.
+func (r *versionReads) run() {
+	for {
+		r.mu.Lock()
+		rd := r.next
+		r.next = nil
+		if rd == nil {
+			r.running = false
+			r.mu.Unlock()
+			return
+		}
+		r.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), versionReadTimeout)
+		rd.v, rd.err = r.read(ctx)
+		cancel()
+		close(rd.done)
+	}
 }
 
 // BanVersion is AuthVersion for the rate limiter (ratelimit.BanStore): every

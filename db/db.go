@@ -64,6 +64,8 @@ type Store struct {
 
 	stmts stmtCache
 	keys  keyCache
+	// versionReads shares the auth counter's reads (auth_changes.go).
+	versionReads versionReads
 
 	horizon  eventHorizon // PostgreSQL: how far readers may deliver events
 	notifier notifier     // PostgreSQL: NOTIFY other instances after commits
@@ -146,6 +148,7 @@ func Open(ctx context.Context, rawURL string, now func() time.Time) (*Store, err
 		x.SetConnMaxIdleTime(5 * time.Minute)
 	}
 	s := &Store{db: x, dialect: dialect, Now: now}
+	s.versionReads.read = s.readAuthVersion
 	if err := s.Ping(ctx); err != nil {
 		x.Close()
 		return nil, err

@@ -1,0 +1,65 @@
+package db
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestVersionReadsShareButNeverServeOlder: concurrent callers share reads
+// of the auth counter, and each gets a value from a read that started
+// after it called — never one already under way, which could predate a
+// change committed before the caller asked.
+func TestVersionReadsShareButNeverServeOlder(t *testing.T) {
+	var started atomic.Int64
+	r := &versionReads{read: func(context.Context) (int64, error) {
+		n := started.Add(1) // this read's number, counted when it starts
+		time.Sleep(time.Millisecond)
+		return n, nil
+	}}
+	const callers = 64
+	var wg sync.WaitGroup
+	for range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				before := started.Load() // reads started before this call
+				v, err := r.join(context.Background())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if v <= before {
+					t.Errorf("got the value of read %d, which had started before the call (%d reads had)", v, before)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := started.Load(); n >= callers*20 {
+		t.Errorf("%d reads for %d calls: concurrent calls did not share them", n, callers*20)
+	}
+}
+
+// TestVersionReadsCallerGivesUp: a caller whose context ends stops waiting;
+// the read still completes for the others.
+func TestVersionReadsCallerGivesUp(t *testing.T) {
+	release := make(chan struct{})
+	r := &versionReads{read: func(context.Context) (int64, error) {
+		<-release
+		return 7, nil
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := r.join(ctx); err == nil {
+		t.Fatal("join with an ended context returned no error")
+	}
+	close(release)
+	if v, err := r.join(context.Background()); err != nil || v != 7 {
+		t.Fatalf("join = %d, %v; want 7", v, err)
+	}
+}
