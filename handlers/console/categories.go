@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
 	"petstore/db"
@@ -22,16 +23,22 @@ func categoryForm(c *fiber.Ctx) (db.NewCategory, view.CategoryFormView) {
 }
 
 func (h *Handler) renderCategoryForm(c *fiber.Ctx, status int, v view.CategoryFormView) error {
-	title := "New category"
-	if v.ID > 0 {
-		title = "Edit category #" + strconv.FormatInt(v.ID, 10)
+	return h.renderCatalogForm(c, status, "category", v.ID, func(ch view.Chrome) templ.Component { return view.CategoryFormPage(ch, v) })
+}
+
+// renderCatalogForm renders the form page of a pet or a category, thing,
+// titled "New thing", or "Edit thing #id" for an existing one.
+func (h *Handler) renderCatalogForm(c *fiber.Ctx, status int, thing string, id int64, page func(view.Chrome) templ.Component) error {
+	title := "New " + thing
+	if id > 0 {
+		title = "Edit " + thing + " #" + strconv.FormatInt(id, 10)
 	}
 	ch, err := h.chrome(c, title, "catalog")
 	if err != nil {
 		return err
 	}
 	c.Status(status)
-	return web.Render(c, view.CategoryFormPage(ch, v), nil)
+	return web.Render(c, page(ch), nil)
 }
 
 // categoryFormFailed re-renders the form with the store's messages: 422

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
 	"petstore/db"
@@ -76,16 +77,7 @@ func (h *Handler) renderPetForm(c *fiber.Ctx, status int, v view.PetFormView) er
 		return err
 	}
 	v.Categories = cats
-	title := "New pet"
-	if v.ID > 0 {
-		title = "Edit pet #" + strconv.FormatInt(v.ID, 10)
-	}
-	ch, err := h.chrome(c, title, "catalog")
-	if err != nil {
-		return err
-	}
-	c.Status(status)
-	return web.Render(c, view.PetFormPage(ch, v), nil)
+	return h.renderCatalogForm(c, status, "pet", v.ID, func(ch view.Chrome) templ.Component { return view.PetFormPage(ch, v) })
 }
 
 // NewPet is the form for a new pet: GET /staff/pets/new.
