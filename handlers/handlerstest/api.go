@@ -2,21 +2,22 @@ package handlerstest
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"os"
-	"petstore/db"
-	"petstore/handlers"
-	"petstore/web/ratelimit"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/redis/go-redis/v9"
+
+	"petstore/db"
+	"petstore/handlers"
+	"petstore/web/ratelimit"
 )
 
 // Create POSTs body as staff, wants 201 with Location naming the new
@@ -230,7 +231,7 @@ func CounterStores(t *testing.T, fn func(t *testing.T, fresh func() ratelimit.St
 			t.Fatalf("PETSTORE_TEST_REDIS_URL: %v", err)
 		}
 		fn(t, func() ratelimit.Store {
-			prefix := fmt.Sprintf("petstore-handlers-test:%d:%d:%d:", os.Getpid(), time.Now().UnixNano(), redisPrefixes.Add(1))
+			prefix := fmt.Sprintf("petstore-handlers-test:%d:%s:%d:", os.Getpid(), rand.Text(), redisPrefixes.Add(1))
 			t.Cleanup(func() {
 				ctx := context.Background()
 				keys, _ := client.Keys(ctx, prefix+"*").Result()
