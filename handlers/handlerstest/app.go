@@ -9,6 +9,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
 	"petstore/db"
 	"petstore/db/dbtest"
 	"petstore/handlers"
@@ -16,12 +23,6 @@ import (
 	"petstore/web/events"
 	"petstore/web/openapi"
 	"petstore/web/ratelimit"
-	"strings"
-	"sync"
-	"testing"
-	"time"
-
-	"github.com/gofiber/fiber/v2"
 )
 
 // CountRows counts a table's rows straight from the database.

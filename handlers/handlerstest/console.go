@@ -6,13 +6,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"petstore/db"
 	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/crypto/bcrypt"
 	"golang.org/x/net/html"
+
+	"petstore/db"
 )
 
 // Test staff credentials; the hash uses bcrypt's minimum cost to keep the

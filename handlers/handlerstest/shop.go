@@ -7,12 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"petstore/db"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"petstore/db"
 )
 
 // ShopClient is one browser against the test app: it keeps the cookies
