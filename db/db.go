@@ -48,6 +48,11 @@ type Store struct {
 	db      *sqlx.DB
 	dialect string
 
+	// Currency is the store's one currency (SPEC §14, PETSTORE_CURRENCY):
+	// Open sets DefaultCurrency; set it before the store is used. Pets show
+	// it, and every order placed records it.
+	Currency string
+
 	// Now is the clock Open was given: the one cmd hands to every part, in
 	// UTC and truncated to the microsecond (PostgreSQL keeps no finer, so a
 	// finer clock would return a key's createdAt that differs from every
@@ -147,7 +152,7 @@ func Open(ctx context.Context, rawURL string, now func() time.Time) (*Store, err
 		x.SetMaxIdleConns(32)
 		x.SetConnMaxIdleTime(5 * time.Minute)
 	}
-	s := &Store{db: x, dialect: dialect, Now: now}
+	s := &Store{db: x, dialect: dialect, Now: now, Currency: DefaultCurrency}
 	s.versionReads.read = s.readAuthVersion
 	if err := s.Ping(ctx); err != nil {
 		x.Close()
@@ -320,7 +325,7 @@ func (tx *Tx) release() {
 // stock, status and orders. SQLite's immediate transactions already hold the
 // database's single write lock.
 func (tx *Tx) lockPet(ctx context.Context, id int64) (*Pet, error) {
-	q := `SELECT p.id, p.name, p.category_id, p.status, i.quantity
+	q := `SELECT ` + petFields + `
 		FROM pets p JOIN inventory i ON i.pet_id = p.id
 		WHERE p.id = $1 AND p.deleted_at IS NULL`
 	if tx.dialect() == DialectPostgres {
@@ -333,6 +338,7 @@ func (tx *Tx) lockPet(ctx context.Context, id int64) (*Pet, error) {
 		}
 		return nil, fmt.Errorf("lock pet: %w", err)
 	}
+	p.Currency = tx.store.Currency
 	return &p, nil
 }
 

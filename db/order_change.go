@@ -119,7 +119,7 @@ func (s *Store) CancelOrder(ctx context.Context, id int64, owner *Owner) error {
 func (tx *Tx) lockOrder(ctx context.Context, id int64, owner *Owner) (*Order, error) {
 	lock := ""
 	if tx.dialect() == DialectPostgres {
-		lock = " FOR UPDATE"
+		lock = " FOR UPDATE OF o"
 	}
 	return findOrder(ctx, tx.get, id, owner, lock)
 }

@@ -27,7 +27,7 @@ func TestUpdateOrder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := &db.Order{ID: o.ID, PetID: p.ID, Quantity: 2, ShipDate: &ship, State: db.OrderOpen}
+			want := &db.Order{ID: o.ID, PetID: p.ID, Quantity: 2, ShipDate: &ship, State: db.OrderOpen, Currency: db.DefaultCurrency}
 			opt := cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".CreatedAt" }, cmp.Ignore())
 			if diff := cmp.Diff(want, got, opt); diff != "" {
 				t.Fatalf("ship date set (-want +got):\n%s", diff)

@@ -37,12 +37,13 @@ func (s *Store) PlaceOrder(ctx context.Context, owner Owner, in NewOrder) (*Orde
 // failing line comes back as a *LineError wrapping the codes of PlaceOrder;
 // no lines at all is validation_failed (the storefront's empty cart).
 func (s *Store) PlaceOrders(ctx context.Context, owner Owner, lines []NewOrder) ([]*Order, error) {
-	return s.placeOrders(ctx, owner, lines, 0)
+	return s.placeOrders(ctx, owner, lines, 0, nil)
 }
 
 // placeOrders is PlaceOrders with, when maxOpenUnits > 0, the cap of
-// PlaceShopOrders on owner's open units.
-func (s *Store) placeOrders(ctx context.Context, owner Owner, lines []NewOrder, maxOpenUnits int64) ([]*Order, error) {
+// PlaceCheckout on owner's open units, and, when checkout is not nil, the
+// checkout its orders belong to, written first in the same transaction.
+func (s *Store) placeOrders(ctx context.Context, owner Owner, lines []NewOrder, maxOpenUnits int64, checkout *Checkout) ([]*Order, error) {
 	if len(lines) == 0 {
 		return nil, Errorf(EValidationFailed, "Nothing to order: give at least one pet.")
 	}
@@ -54,7 +55,7 @@ func (s *Store) placeOrders(ctx context.Context, owner Owner, lines []NewOrder, 
 		}
 		ships[i] = ship
 	}
-	if s.dialect == DialectPostgres && len(lines) == 1 && maxOpenUnits == 0 {
+	if s.dialect == DialectPostgres && len(lines) == 1 && maxOpenUnits == 0 && checkout == nil {
 		return s.placeSingleOrderPostgres(ctx, owner, lines[0], ships[0])
 	}
 	tx, err := s.begin(ctx)
@@ -67,13 +68,20 @@ func (s *Store) placeOrders(ctx context.Context, owner Owner, lines []NewOrder, 
 			return nil, err
 		}
 	}
+	var bought *purchase
+	if checkout != nil {
+		if err := tx.insertCheckout(ctx, checkout); err != nil {
+			return nil, err
+		}
+		bought = &purchase{checkoutID: &checkout.ID, customer: checkout.Customer()}
+	}
 	pets, err := tx.lockPets(ctx, lines)
 	if err != nil {
 		return nil, err
 	}
 	orders := make([]*Order, len(lines))
 	for i, in := range lines {
-		o, err := tx.placeOrder(ctx, owner, pets[*in.PetID], *in.PetID, *in.Quantity, ships[i])
+		o, err := tx.placeOrder(ctx, owner, pets[*in.PetID], newOrder(*in.PetID, *in.Quantity, ships[i], tx.now, s.Currency, bought))
 		if err != nil {
 			var coded *Error
 			if errors.As(err, &coded) {
@@ -116,25 +124,27 @@ func (tx *Tx) lockPets(ctx context.Context, lines []NewOrder) (map[int64]*Pet, e
 	return pets, nil
 }
 
-// placeOrder checks and writes one line. On SQLite it works on the pet p
-// as lockPets read it (nil: the pet does not exist) and leaves p as the
-// line left it; on PostgreSQL one statement does it all.
-func (tx *Tx) placeOrder(ctx context.Context, owner Owner, p *Pet, petID, qty int64, ship *time.Time) (*Order, error) {
+// placeOrder checks and writes the new order o (its ID 0). On SQLite it
+// works on the pet p as lockPets read it (nil: the pet does not exist) and
+// leaves p as the line left it; on PostgreSQL one statement does it all.
+// Either way the order records the pet's price as it was locked.
+func (tx *Tx) placeOrder(ctx context.Context, owner Owner, p *Pet, o *Order) (*Order, error) {
 	keyID, shopper := owner.keyID(), owner.shopper()
-	o := newOrder(petID, qty, ship, tx.now)
 	if tx.dialect() == DialectPostgres {
 		return o, tx.placeOrderPostgres(ctx, o, keyID, shopper)
 	}
 	if p == nil {
-		return nil, Invalid("petId", "pet %d does not exist", petID)
+		return nil, Invalid("petId", "pet %d does not exist", o.PetID)
 	}
-	if err := checkOrder(p, qty); err != nil {
+	if err := checkOrder(p, o.Quantity); err != nil {
 		return nil, err
 	}
-	p.Stock -= qty
+	p.Stock -= o.Quantity
 	p.Status = deriveStatus(p.Stock, 1)
-	err := tx.get(ctx, &o.ID, `INSERT INTO orders (pet_id, quantity, ship_date, state, api_key_id, shopper_id, created_at, updated_at)
-		VALUES ($1, $2, $3, 'open', $4, $5, $6, $6) RETURNING id`, petID, qty, ship, keyID, shopper, tx.now)
+	o.UnitPrice, o.Total = p.Price, p.Price.Times(o.Quantity)
+	err := tx.get(ctx, &o.ID, `INSERT INTO orders (pet_id, quantity, ship_date, state, api_key_id, shopper_id, created_at, updated_at,
+		unit_price, currency, checkout_id) VALUES ($1, $2, $3, 'open', $4, $5, $6, $6, $7, $8, $9) RETURNING id`,
+		o.PetID, o.Quantity, o.ShipDate, keyID, shopper, tx.now, o.UnitPrice, o.Currency, o.CheckoutID)
 	if err != nil {
 		return nil, fmt.Errorf("insert order: %w", err)
 	}
@@ -147,9 +157,20 @@ func (tx *Tx) placeOrder(ctx context.Context, owner Owner, p *Pet, petID, qty in
 	return o, nil
 }
 
-// newOrder is a new open order, before the database gives it an id.
-func newOrder(petID, qty int64, ship *time.Time, now time.Time) *Order {
-	return &Order{PetID: petID, Quantity: qty, ShipDate: ship, State: OrderOpen, CreatedAt: now}
+// purchase is what a storefront checkout adds to each of its orders.
+type purchase struct {
+	checkoutID *int64
+	customer   *Customer
+}
+
+// newOrder is a new open order in the store's currency, before the
+// database gives it an id and its price is read from the locked pet.
+func newOrder(petID, qty int64, ship *time.Time, now time.Time, currency string, bought *purchase) *Order {
+	o := &Order{PetID: petID, Quantity: qty, ShipDate: ship, State: OrderOpen, CreatedAt: now, Currency: currency}
+	if bought != nil {
+		o.CheckoutID, o.Customer = bought.checkoutID, bought.customer
+	}
+	return o
 }
 
 // keyID and shopper are the owner columns of an order: the shopper when
@@ -178,18 +199,6 @@ func checkOrder(p *Pet, qty int64) error {
 		return Errorf(EInsufficientStock, "Only %d of pet %d in stock.", p.Stock, p.ID)
 	}
 	return nil
-}
-
-// PlaceShopOrders places a storefront checkout like PlaceOrders, and
-// refuses it whole when the shopper's open orders would then hold more than
-// maxOpenUnits units (SPEC §9: PETSTORE_SHOP_MAX_OPEN_UNITS), so that one
-// browser cannot reserve the whole catalog. Errors: those of PlaceOrders,
-// and too_many_open_units (nothing placed).
-func (s *Store) PlaceShopOrders(ctx context.Context, shopperID string, maxOpenUnits int64, lines []NewOrder) ([]*Order, error) {
-	if shopperID == "" || maxOpenUnits < 1 {
-		return nil, fmt.Errorf("place shop orders: need a shopper and a positive cap, got %q and %d", shopperID, maxOpenUnits)
-	}
-	return s.placeOrders(ctx, Owner{ShopperID: shopperID}, lines, maxOpenUnits)
 }
 
 // shopperLockSpace ("SHOP") is the first key of the PostgreSQL advisory

@@ -130,7 +130,13 @@ func TestPlaceOrdersErrNoLines(t *testing.T) {
 		s := open(t)
 		for name, place := range map[string]func() ([]*db.Order, error){
 			"PlaceOrders":     func() ([]*db.Order, error) { return s.PlaceOrders(ctx, db.Owner{ShopperID: "b"}, nil) },
-			"PlaceShopOrders": func() ([]*db.Order, error) { return s.PlaceShopOrders(ctx, "b", 10, []db.NewOrder{}) },
+			"PlaceCheckout": func() ([]*db.Order, error) {
+				c, err := s.PlaceCheckout(ctx, "b", 10, buyer, []db.NewOrder{})
+				if c != nil {
+					return c.Orders, err
+				}
+				return nil, err
+			},
 		} {
 			os, err := place()
 			if db.ErrorCode(err) != db.EValidationFailed || os != nil {
@@ -162,7 +168,7 @@ func openUnits(tb testing.TB, ctx context.Context, s *db.Store, shopper string) 
 	return n
 }
 
-func TestPlaceShopOrdersCap(t *testing.T) {
+func TestPlaceCheckoutCap(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
 		s := open(t)
@@ -171,7 +177,7 @@ func TestPlaceShopOrdersCap(t *testing.T) {
 		tom := MustCreatePet(t, ctx, s, c.ID, "Tom", 50)
 		line := func(petID, qty int64) db.NewOrder { return db.NewOrder{PetID: &petID, Quantity: &qty} }
 		checkout := func(shopper string, lines ...db.NewOrder) error {
-			_, err := s.PlaceShopOrders(ctx, shopper, 10, lines)
+			_, err := s.PlaceCheckout(ctx, shopper, 10, buyer, lines)
 			return err
 		}
 
@@ -217,14 +223,14 @@ func TestPlaceShopOrdersCap(t *testing.T) {
 			t.Fatalf("open units = %d, want 10", got)
 		}
 		// A line's own validation still comes first.
-		_, err = s.PlaceShopOrders(ctx, "carol", 10, []db.NewOrder{line(rex.ID, 1001)})
+		_, err = s.PlaceCheckout(ctx, "carol", 10, buyer, []db.NewOrder{line(rex.ID, 1001)})
 		wantCode(t, err, db.EValidationFailed)
 	})
 }
 
 // Two or more checkouts of one shopper at once must not both fit under the
 // cap: each sees the other's units, or waits for them.
-func TestPlaceShopOrdersCapConcurrent(t *testing.T) {
+func TestPlaceCheckoutCapConcurrent(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
 		s := open(t)
@@ -243,7 +249,7 @@ func TestPlaceShopOrdersCapConcurrent(t *testing.T) {
 				p := pets[(i+j)%3]
 				lines[j] = db.NewOrder{PetID: &p.ID, Quantity: ptr(int64(1))}
 			}
-			_, err := s.PlaceShopOrders(ctx, "mallory", 10, lines)
+			_, err := s.PlaceCheckout(ctx, "mallory", 10, buyer, lines)
 			got.add(err)
 		})
 		got.wantOnly(t, "", db.ETooManyOpenUnits)
@@ -258,3 +264,6 @@ func TestPlaceShopOrdersCapConcurrent(t *testing.T) {
 		}
 	})
 }
+
+// buyer is a valid storefront buyer, for tests about something else.
+var buyer = db.NewCheckout{Name: "Ada Lovelace", Email: "ada@example.com"}

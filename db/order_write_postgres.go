@@ -12,10 +12,16 @@ import (
 
 // orderIDPlaceholder is how an Order with ID 0 starts as JSON: the id is
 // the first field. placeOrderPostgres gets the order marshalled before the
-// database assigns its id and splices the id in (substr from character 8,
-// just after these 7), so the event's data is exactly what json.Marshal
-// gives for the stored order.
+// database assigns its id and reads its price, cut before the price fields
+// (orderPriceFields, always the last ones); the statement splices the id
+// in (substr from character 8, just after these 7) and appends the price
+// fields, so the event's data is exactly what json.Marshal gives for the
+// stored order.
 const orderIDPlaceholder = `{"id":0`
+
+// orderPriceFields is where an Order's JSON reaches its price snapshot.
+// A string value cannot hold it: its quotes would be escaped.
+const orderPriceFields = `,"unitPrice":`
 
 // placeOrderStatement checks and writes one order line in a single
 // statement: it locks the pet (locked, the same lock as lockPet) and,
@@ -35,10 +41,10 @@ const orderIDPlaceholder = `{"id":0`
 // after making sure the transaction has an id, as the horizon requires
 // (see eventHorizon).
 const placeOrderStatement = `WITH locked AS (
-		SELECT p.id, p.status, i.quantity FROM pets p JOIN inventory i ON i.pet_id = p.id
+		SELECT p.id, p.status, p.price, i.quantity FROM pets p JOIN inventory i ON i.pet_id = p.id
 		WHERE p.id = $1 AND p.deleted_at IS NULL FOR UPDATE OF p, i),
 	ok AS (
-		SELECT id, quantity - $2 AS stock,
+		SELECT id, price, price * $2 AS total, quantity - $2 AS stock,
 			CASE WHEN quantity - $2 > 0 THEN 'available' ELSE 'pending' END AS status
 		FROM locked WHERE status = 'available' AND quantity >= $2),
 	inv AS (
@@ -46,16 +52,20 @@ const placeOrderStatement = `WITH locked AS (
 	pet AS (
 		UPDATE pets p SET status = ok.status, updated_at = $3 FROM ok WHERE p.id = ok.id),
 	ord AS (
-		INSERT INTO orders (pet_id, quantity, ship_date, state, api_key_id, shopper_id, created_at, updated_at)
-		SELECT ok.id, $2, $4, 'open', $5, $6, $3, $3 FROM ok RETURNING id),
+		INSERT INTO orders (pet_id, quantity, ship_date, state, api_key_id, shopper_id, created_at, updated_at,
+			unit_price, currency, checkout_id)
+		SELECT ok.id, $2, $4, 'open', $5, $6, $3, $3, ok.price, $10, $11 FROM ok RETURNING id),
 	ev AS (
 		INSERT INTO events (type, data, created_at)
 		SELECT v.t, v.d, $3 FROM ok CROSS JOIN ord CROSS JOIN LATERAL (VALUES
 			($7::text, '{"petId":' || ok.id || ',"quantity":' || ok.stock || ',"status":"' || ok.status || '"}', 0),
-			($8::text, '{"id":' || ord.id || substr($9::text, 8), 1)) AS v(t, d, o)
+			($8::text, '{"id":' || ord.id || substr($9::text, 8) ||
+				',"unitPrice":"' || (ok.price / 100) || '.' || lpad((ok.price % 100)::text, 2, '0') ||
+				'","total":"' || (ok.total / 100) || '.' || lpad((ok.total % 100)::text, 2, '0') ||
+				'","currency":"' || $10::text || '"}', 1)) AS v(t, d, o)
 		WHERE pg_current_xact_id() IS NOT NULL
 		ORDER BY v.o)
-	SELECT l.status, l.quantity, ord.id AS order_id FROM locked l LEFT JOIN ord ON true`
+	SELECT l.status, l.quantity, l.price, ord.id AS order_id FROM locked l LEFT JOIN ord ON true`
 
 // placeOrderPostgres places order o (its ID left 0) in one statement, run
 // by get at time now, and sets o.ID. Errors: those of placeOrder's checks.
@@ -64,16 +74,18 @@ func placeOrderPostgres(ctx context.Context, get getter, now time.Time, o *Order
 	if err != nil {
 		return fmt.Errorf("encode event: %w", err)
 	}
-	if !strings.HasPrefix(string(order), orderIDPlaceholder) {
-		return fmt.Errorf("encode event: order JSON %q does not start with %s", order, orderIDPlaceholder)
+	head, _, found := strings.Cut(string(order), orderPriceFields)
+	if !strings.HasPrefix(head, orderIDPlaceholder) || !found {
+		return fmt.Errorf("encode event: order JSON %q does not start with %s or has no %s", order, orderIDPlaceholder, orderPriceFields)
 	}
 	var r struct {
 		Status  string        `db:"status"`
 		Stock   int64         `db:"quantity"`
+		Price   Money         `db:"price"`
 		OrderID sql.NullInt64 `db:"order_id"`
 	}
 	err = get(ctx, &r, placeOrderStatement, o.PetID, o.Quantity, now, o.ShipDate, keyID, shopper,
-		EventInventoryUpdated, EventOrderCreated, string(order))
+		EventInventoryUpdated, EventOrderCreated, head, o.Currency, o.CheckoutID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Invalid("petId", "pet %d does not exist", o.PetID)
 	}
@@ -88,6 +100,7 @@ func placeOrderPostgres(ctx context.Context, get getter, now time.Time, o *Order
 		return fmt.Errorf("place order: pet %d (%s, stock %d) refused an order of %d", o.PetID, r.Status, r.Stock, o.Quantity)
 	}
 	o.ID = r.OrderID.Int64
+	o.UnitPrice, o.Total = r.Price, r.Price.Times(o.Quantity)
 	return nil
 }
 
@@ -105,7 +118,7 @@ func (tx *Tx) placeOrderPostgres(ctx context.Context, o *Order, keyID *int64, sh
 // one round trip instead of BEGIN, the statement and COMMIT. Errors: those
 // of PlaceOrders.
 func (s *Store) placeSingleOrderPostgres(ctx context.Context, owner Owner, in NewOrder, ship *time.Time) ([]*Order, error) {
-	o := newOrder(*in.PetID, *in.Quantity, ship, s.Now().UTC())
+	o := newOrder(*in.PetID, *in.Quantity, ship, s.Now().UTC(), s.Currency, nil)
 	err := placeOrderPostgres(ctx, s.get, o.CreatedAt, o, owner.keyID(), owner.shopper())
 	var coded *Error
 	if errors.As(err, &coded) {

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"time"
 )
 
@@ -13,22 +14,52 @@ const (
 	OrderCancelled = "cancelled"
 )
 
-// Order is an order for one pet, as the API shows it.
+// Order is an order for one pet, as the API shows it. UnitPrice, Total and
+// Currency are a snapshot taken when it was placed (SPEC §14): a later
+// price change never alters them. The JSON keeps the price fields last:
+// placeOrderPostgres relies on it.
 type Order struct {
-	ID        int64      `db:"id" json:"id"`
-	PetID     int64      `db:"pet_id" json:"petId"`
-	Quantity  int64      `db:"quantity" json:"quantity"`
-	ShipDate  *time.Time `db:"ship_date" json:"shipDate,omitempty"`
-	Complete  bool       `db:"complete" json:"complete"`
-	State     string     `db:"state" json:"-"`
-	CreatedAt time.Time  `db:"created_at" json:"-"`
+	ID       int64      `db:"id" json:"id"`
+	PetID    int64      `db:"pet_id" json:"petId"`
+	Quantity int64      `db:"quantity" json:"quantity"`
+	ShipDate *time.Time `db:"ship_date" json:"shipDate,omitempty"`
+	Complete bool       `db:"complete" json:"complete"`
+	// Customer is the buyer of a storefront order; nil for the API's.
+	// Only staff see storefront orders through the API.
+	Customer  *Customer `db:"-" json:"customer,omitempty"`
+	UnitPrice Money     `db:"unit_price" json:"unitPrice"`
+	Total     Money     `db:"total" json:"total"`
+	Currency  string    `db:"currency" json:"currency,omitempty"`
+
+	State     string    `db:"state" json:"-"`
+	CreatedAt time.Time `db:"created_at" json:"-"`
+	// CheckoutID is the storefront checkout the order was placed in.
+	CheckoutID *int64 `db:"checkout_id" json:"-"`
+	// BuyerName, BuyerEmail and BuyerPhone are the checkout's columns of
+	// the order's row, NULL for an order placed through the API; Customer
+	// is made of them.
+	BuyerName  sql.NullString `db:"buyer_name" json:"-"`
+	BuyerEmail sql.NullString `db:"buyer_email" json:"-"`
+	BuyerPhone sql.NullString `db:"buyer_phone" json:"-"`
+}
+
+// afterScan sets Customer from the buyer's columns.
+func (o *Order) afterScan() {
+	if !o.BuyerName.Valid {
+		return
+	}
+	o.Customer = &Customer{Name: o.BuyerName.String, Email: o.BuyerEmail.String, Phone: o.BuyerPhone.String}
 }
 
 // Owner says who places or may see orders: an API key, or a storefront
-// shopper (a browser). Staff pass nil to see every order.
+// shopper (a browser), or whoever proved a checkout's number and email
+// (SPEC §14's order lookup, CheckoutID). Staff pass nil to see every order.
 type Owner struct {
 	APIKeyID  int64
 	ShopperID string
+	// CheckoutID, when set, lets the owner see and cancel that checkout's
+	// orders, and only those; it is never used to place orders.
+	CheckoutID int64
 }
 
 // NewOrder is the body of POST /store/orders.
@@ -96,15 +127,22 @@ type OrderFilter struct {
 	Page
 }
 
-const orderCols = `o.id, o.pet_id, o.quantity, o.ship_date, (o.state = 'complete') AS complete, o.state, o.created_at`
+// orderCols read an Order from orderFrom.
+const orderCols = `o.id, o.pet_id, o.quantity, o.ship_date, (o.state = 'complete') AS complete, o.state, o.created_at,
+	o.unit_price, o.unit_price * o.quantity AS total, COALESCE(o.currency, '') AS currency, o.checkout_id,
+	ck.name AS buyer_name, ck.email AS buyer_email, ck.phone AS buyer_phone`
+const orderFrom = ` FROM orders o LEFT JOIN checkouts ck ON ck.id = o.checkout_id`
 
 func ownerCond(w *where, o *Owner) {
 	if o == nil {
 		return
 	}
-	if o.ShopperID != "" {
+	switch {
+	case o.CheckoutID > 0:
+		w.add("o.checkout_id = " + w.arg(o.CheckoutID))
+	case o.ShopperID != "":
 		w.add("o.shopper_id = " + w.arg(o.ShopperID))
-	} else {
+	default:
 		w.add("o.api_key_id = " + w.arg(o.APIKeyID))
 	}
 }
@@ -131,7 +169,7 @@ func (s *Store) FindOrders(ctx context.Context, f OrderFilter) ([]*Order, bool, 
 	visibleOrders(&w, f.Complete, f.PetID)
 	ownerCond(&w, f.Owner)
 	tail := f.Page.clause(&w, "o.id")
-	return selectPage[*Order](ctx, s, "orders", f.Page, `SELECT `+orderCols+` FROM orders o`+w.String()+tail, w.args...)
+	return selectPage[*Order](ctx, s, "orders", f.Page, `SELECT `+orderCols+orderFrom+w.String()+tail, w.args...)
 }
 
 // FindOrderByID returns an open or complete order the owner may see (nil
@@ -145,7 +183,7 @@ func findOrder(ctx context.Context, g getter, id int64, owner *Owner, lock strin
 	w.add("o.id = " + w.arg(id))
 	w.add("o.state <> 'cancelled'")
 	ownerCond(&w, owner)
-	return findOne[Order](ctx, g, "order", notFound("Order", id), `SELECT `+orderCols+` FROM orders o`+w.String()+lock, w.args...)
+	return findOne[Order](ctx, g, "order", notFound("Order", id), `SELECT `+orderCols+orderFrom+w.String()+lock, w.args...)
 }
 
 // ConsoleOrder is an order as the console lists it: with its pet's name
@@ -164,7 +202,7 @@ type ConsoleOrder struct {
 // consoleOrderCols and consoleOrderFrom read a ConsoleOrder.
 const consoleOrderCols = orderCols + `, p.name AS pet_name, (p.deleted_at IS NOT NULL) AS pet_deleted,
 	COALESCE(k.name, '') AS key_name, (o.shopper_id IS NOT NULL) AS shop`
-const consoleOrderFrom = ` FROM orders o JOIN pets p ON p.id = o.pet_id LEFT JOIN api_keys k ON k.id = o.api_key_id`
+const consoleOrderFrom = orderFrom + ` JOIN pets p ON p.id = o.pet_id LEFT JOIN api_keys k ON k.id = o.api_key_id`
 
 // ConsoleOrderFilter selects orders for the console. Zero fields do not
 // filter.

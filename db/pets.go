@@ -3,6 +3,8 @@ package db
 import (
 	"context"
 	"fmt"
+	"strings"
+	"time"
 )
 
 // Pet statuses (SPEC §5). Status is derived from stock and open orders.
@@ -26,18 +28,45 @@ type Pet struct {
 	Status       string `db:"status" json:"status"`
 	Stock        int64  `db:"quantity" json:"-"`
 	CategoryName string `db:"category_name" json:"-"`
+	// Price is what one unit costs, 0 for no fee (SPEC §14).
+	Price Money `db:"price" json:"price"`
+	// Currency is the store's (one per store); the store sets it on every
+	// pet it returns.
+	Currency    string  `db:"-" json:"currency"`
+	Description *string `db:"description" json:"description,omitempty"`
+	Breed       *string `db:"breed" json:"breed,omitempty"`
+	// BirthDate is YYYY-MM-DD.
+	BirthDate *string `db:"birth_date" json:"birthDate,omitempty"`
+	Photos    Photos  `db:"photos" json:"photos"`
 }
 
 // NewPet is the input shape of a pet (POST, and PUT's full replace).
-// Pointers tell a missing field from a zero one.
+// Pointers tell a missing field from a zero one. The fields of SPEC §14
+// are optional: a PUT without one keeps its value, and null clears
+// description, breed and birthDate.
 type NewPet struct {
-	Name       *string `json:"name"`
-	CategoryID *int64  `json:"categoryId"`
-	Status     *string `json:"status"`
+	Name        *string          `json:"name"`
+	CategoryID  *int64           `json:"categoryId"`
+	Status      *string          `json:"status"`
+	Price       *string          `json:"price"`
+	Description Nullable[string] `json:"description"`
+	Breed       Nullable[string] `json:"breed"`
+	BirthDate   Nullable[string] `json:"birthDate"`
+
+	price Money // Price, parsed by Validate
 }
 
-// Validate trims and checks the fields that need no database.
-func (p *NewPet) Validate() error {
+// Pet field limits of SPEC §14.
+const (
+	MaxPetDescriptionLen = 2000
+	// earliestBirthDate bounds birthDate from below: a date before it is a
+	// typing mistake, not a pet.
+	earliestBirthDate = "1900-01-01"
+)
+
+// Validate trims and checks the fields that need no database. today is
+// the store's date (UTC), which a birth date may not be after.
+func (p *NewPet) Validate(today time.Time) error {
 	var pr Problems
 	checkName(&pr, "name", p.Name)
 	switch {
@@ -49,7 +78,68 @@ func (p *NewPet) Validate() error {
 	if p.Status != nil && !ValidStatus(*p.Status) {
 		pr.Add("status", "must be one of available, pending, sold")
 	}
+	if p.Price != nil {
+		m, err := ParseMoney(*p.Price)
+		if err != nil {
+			pr.Add("price", "%s", err.Error())
+		}
+		p.price = m
+	}
+	if p.Description.Has() {
+		p.Description.Value = strings.TrimSpace(p.Description.Value)
+		checkDescription(&pr, "description", p.Description.Value, MaxPetDescriptionLen)
+	}
+	if p.Breed.Has() {
+		checkName(&pr, "breed", &p.Breed.Value)
+	}
+	if p.BirthDate.Has() {
+		checkBirthDate(&pr, p.BirthDate.Value, today)
+	}
 	return pr.Err()
+}
+
+// checkBirthDate records why d is not a birth date: YYYY-MM-DD, a real
+// day, not after today and not before 1900.
+func checkBirthDate(pr *Problems, d string, today time.Time) {
+	t, err := time.Parse(time.DateOnly, d)
+	switch {
+	case err != nil:
+		pr.Add("birthDate", "must be a date as YYYY-MM-DD")
+	case t.After(today):
+		pr.Add("birthDate", "must not be in the future")
+	case d < earliestBirthDate:
+		pr.Add("birthDate", "must be %s or later", earliestBirthDate)
+	}
+}
+
+// apply sets the §14 fields the input carries on p, leaving those it
+// omits as they are (a new pet starts with none).
+func (in *NewPet) apply(p *Pet) {
+	if in.Price != nil {
+		p.Price = in.price
+	}
+	p.Description = applyNullable(p.Description, in.Description)
+	p.Breed = applyNullable(p.Breed, in.Breed)
+	p.BirthDate = applyNullable(p.BirthDate, in.BirthDate)
+}
+
+// applyNullable is the stored value after a request field: kept when
+// absent, cleared by null or an empty text, else replaced.
+func applyNullable(stored *string, f Nullable[string]) *string {
+	switch {
+	case !f.Present:
+		return stored
+	case f.Null || f.Value == "":
+		return nil
+	default:
+		v := f.Value
+		return &v
+	}
+}
+
+// today is the date of t in UTC, at midnight.
+func today(t time.Time) time.Time {
+	return t.UTC().Truncate(24 * time.Hour)
 }
 
 // PetFilter selects pets; zero fields do not filter.
@@ -61,7 +151,11 @@ type PetFilter struct {
 	Page
 }
 
-const petCols = `p.id, p.name, p.category_id, p.status, i.quantity, c.name AS category_name`
+// petFields are the pets and inventory columns of a Pet; petCols adds
+// its category's name.
+const petFields = `p.id, p.name, p.category_id, p.status, i.quantity, p.price, p.description, p.breed,
+	CAST(p.birth_date AS TEXT) AS birth_date, p.photos`
+const petCols = petFields + `, c.name AS category_name`
 const petFrom = ` FROM pets p JOIN inventory i ON i.pet_id = p.id JOIN categories c ON c.id = p.category_id`
 
 // FindPets lists live pets by id and reports whether more follow.
@@ -89,19 +183,33 @@ func (s *Store) FindPets(ctx context.Context, f PetFilter) ([]*Pet, bool, error)
 		}
 	}
 	query, args := l.build(f.Statuses, f.Page)
-	return selectPageWith[*Pet](ctx, sel, "pets", f.Page, query, args...)
+	pets, more, err := selectPageWith[*Pet](ctx, sel, "pets", f.Page, query, args...)
+	s.priced(pets...)
+	return pets, more, err
+}
+
+// priced sets the store's currency on pets.
+func (s *Store) priced(pets ...*Pet) {
+	for _, p := range pets {
+		p.Currency = s.Currency
+	}
 }
 
 // FindPetByID returns a live pet. Errors: not_found.
 func (s *Store) FindPetByID(ctx context.Context, id int64) (*Pet, error) {
-	return findOne[Pet](ctx, s.get, "pet", notFound("Pet", id), `SELECT `+petCols+petFrom+` WHERE p.id = $1 AND p.deleted_at IS NULL`, id)
+	p, err := findOne[Pet](ctx, s.get, "pet", notFound("Pet", id), `SELECT `+petCols+petFrom+` WHERE p.id = $1 AND p.deleted_at IS NULL`, id)
+	if err != nil {
+		return nil, err
+	}
+	s.priced(p)
+	return p, nil
 }
 
 // CreatePet adds a pet with its inventory entry: stock 1 when available,
 // 0 when sold. Errors: validation_failed (also for pending, or an unknown
 // category).
 func (s *Store) CreatePet(ctx context.Context, in NewPet) (*Pet, error) {
-	if err := in.Validate(); err != nil {
+	if err := in.Validate(today(s.Now())); err != nil {
 		return nil, err
 	}
 	status := StatusAvailable
@@ -123,40 +231,43 @@ func (s *Store) CreatePet(ctx context.Context, in NewPet) (*Pet, error) {
 	if err := tx.checkCategory(ctx, *in.CategoryID); err != nil {
 		return nil, err
 	}
-	p, err := tx.insertPet(ctx, *in.Name, *in.CategoryID, stock)
-	if err != nil {
+	p := &Pet{Name: *in.Name, CategoryID: *in.CategoryID, Stock: stock}
+	in.apply(p)
+	if err := tx.insertPet(ctx, p); err != nil {
 		return nil, err
 	}
 	return p, tx.Commit()
 }
 
-// insertPet writes a pet of a live category with its inventory entry and
-// records pet.created. A pet in stock is available, one without is sold:
-// a new pet has no orders.
-func (tx *Tx) insertPet(ctx context.Context, name string, categoryID, stock int64) (*Pet, error) {
-	status := deriveStatus(stock, 0)
-	var id int64
-	err := tx.get(ctx, &id, `INSERT INTO pets (name, name_key, category_id, status, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $5) RETURNING id`, name, foldName(name), categoryID, status, tx.now)
+// insertPet writes p, a pet of a live category, with its inventory entry
+// (p.Stock) and records pet.created; it sets p's id, status and currency.
+// A pet in stock is available, one without is sold: a new pet has no
+// orders.
+func (tx *Tx) insertPet(ctx context.Context, p *Pet) error {
+	p.Status = deriveStatus(p.Stock, 0)
+	p.Currency = tx.store.Currency
+	if p.Photos == nil {
+		p.Photos = Photos{}
+	}
+	err := tx.get(ctx, &p.ID, `INSERT INTO pets (name, name_key, category_id, status, price, description, breed, birth_date,
+		created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING id`,
+		p.Name, foldName(p.Name), p.CategoryID, p.Status, p.Price, p.Description, p.Breed, p.BirthDate, tx.now)
 	if err != nil {
-		return nil, fmt.Errorf("create pet: %w", err)
+		return fmt.Errorf("create pet: %w", err)
 	}
-	if _, err := tx.exec(ctx, `INSERT INTO inventory (pet_id, quantity, updated_at) VALUES ($1, $2, $3)`, id, stock, tx.now); err != nil {
-		return nil, fmt.Errorf("create inventory: %w", err)
+	if _, err := tx.exec(ctx, `INSERT INTO inventory (pet_id, quantity, updated_at) VALUES ($1, $2, $3)`, p.ID, p.Stock, tx.now); err != nil {
+		return fmt.Errorf("create inventory: %w", err)
 	}
-	p := &Pet{ID: id, Name: name, CategoryID: categoryID, Status: status, Stock: stock}
-	if err := tx.addEvent(ctx, EventPetCreated, p); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return tx.addEvent(ctx, EventPetCreated, p)
 }
 
-// UpdatePet replaces a pet's name and category and applies a status change
-// by hand (SPEC §5, §13): no status or the same status keeps it;
-// available→sold empties the stock; sold→available sets it to 1.
+// UpdatePet replaces a pet's name and category, sets the fields of SPEC
+// §14 that in carries, and applies a status change by hand (SPEC §5, §13):
+// no status or the same status keeps it; available→sold empties the stock;
+// sold→available sets it to 1.
 // Errors: validation_failed, not_found, invalid_transition, pet_has_open_orders.
 func (s *Store) UpdatePet(ctx context.Context, id int64, in NewPet) (*Pet, error) {
-	if err := in.Validate(); err != nil {
+	if err := in.Validate(today(s.Now())); err != nil {
 		return nil, err
 	}
 	tx, err := s.begin(ctx)
@@ -192,8 +303,10 @@ func (s *Store) UpdatePet(ctx context.Context, id int64, in NewPet) (*Pet, error
 		p.Status = to
 	}
 	p.Name, p.CategoryID = *in.Name, *in.CategoryID
-	if _, err := tx.exec(ctx, `UPDATE pets SET name = $1, name_key = $2, category_id = $3, status = $4, updated_at = $5 WHERE id = $6`,
-		p.Name, foldName(p.Name), p.CategoryID, p.Status, tx.now, id); err != nil {
+	in.apply(p)
+	if _, err := tx.exec(ctx, `UPDATE pets SET name = $1, name_key = $2, category_id = $3, status = $4, price = $5,
+		description = $6, breed = $7, birth_date = $8, updated_at = $9 WHERE id = $10`,
+		p.Name, foldName(p.Name), p.CategoryID, p.Status, p.Price, p.Description, p.Breed, p.BirthDate, tx.now, id); err != nil {
 		return nil, fmt.Errorf("update pet: %w", err)
 	}
 	if stock != p.Stock {

@@ -93,7 +93,19 @@ func findOne[T any](ctx context.Context, g getter, what string, notFound error, 
 	if err != nil {
 		return nil, fmt.Errorf("find %s: %w", what, err)
 	}
+	scanned(&v)
 	return &v, nil
+}
+
+// afterScanner is a row type that completes itself from its columns once
+// scanned (Order builds its Customer).
+type afterScanner interface{ afterScan() }
+
+// scanned lets a scanned row complete itself.
+func scanned(row any) {
+	if a, ok := row.(afterScanner); ok {
+		a.afterScan()
+	}
 }
 
 // notFound is the not_found error of a resource by id: "Pet 7 not found."
@@ -115,6 +127,9 @@ func selectPageWith[T any](ctx context.Context, sel selector, what string, page 
 	var rows []T
 	if err := sel(ctx, &rows, query, args...); err != nil {
 		return nil, false, fmt.Errorf("find %s: %w", what, err)
+	}
+	for i := range rows {
+		scanned(any(rows[i]))
 	}
 	rows, more := trim(rows, page)
 	return rows, more, nil

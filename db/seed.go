@@ -3,18 +3,54 @@ package db
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
-// demoCatalog is the demo data of a first start.
+// demoPet is a demo pet's profile; its birth date is ageMonths before the
+// day of seeding, so the demo ages are right whenever it is seeded.
+type demoPet struct {
+	name, breed, price string
+	ageMonths          int
+	description        string
+}
+
+// demoCatalog is the demo data of a first start: prices, breeds and
+// descriptions, so the storefront looks like a shop from the first start.
 var demoCatalog = []struct {
 	category, description string
-	pets                  []string
+	pets                  []demoPet
 }{
-	{"Dogs", "Loyal companions of every size.", []string{"Rex", "Bella", "Max", "Luna", "Charlie", "Daisy"}},
-	{"Cats", "Independent, curious and fond of naps.", []string{"Milo", "Cleo", "Oliver", "Nala", "Simba"}},
-	{"Birds", "Singers and talkers.", []string{"Kiwi", "Sunny", "Blue", "Polly"}},
-	{"Fish", "Quiet company for a calm home.", []string{"Bubbles", "Nemo", "Goldie"}},
-	{"Reptiles", "Scales, patience and a warm lamp.", []string{"Spike", "Shelly", "Iggy"}},
+	{"Dogs", "Loyal companions of every size.", []demoPet{
+		{"Rex", "German Shepherd", "850.00", 14, "Alert and eager to learn. Rex knows sit, stay and fetch, and loves long walks."},
+		{"Bella", "Labrador Retriever", "790.00", 9, "A gentle, food-motivated Labrador who gets on with children and other dogs."},
+		{"Max", "Beagle", "560.00", 30, "Curious nose, happy tail. Max is house-trained and sleeps through the night."},
+		{"Luna", "Border Collie", "720.00", 6, "Quick and clever. Luna needs an active home with room to run."},
+		{"Charlie", "Cavalier King Charles Spaniel", "950.00", 18, "Affectionate lap dog. Charlie is calm indoors and friendly with everyone."},
+		{"Daisy", "Dachshund", "640.00", 4, "A brave little hound with a big voice; vaccinated and microchipped."},
+	}},
+	{"Cats", "Independent, curious and fond of naps.", []demoPet{
+		{"Milo", "British Shorthair", "480.00", 12, "Round-faced and easy-going. Milo enjoys quiet afternoons by the window."},
+		{"Cleo", "Siamese", "520.00", 20, "Talkative and affectionate; Cleo will follow you from room to room."},
+		{"Oliver", "Maine Coon", "690.00", 8, "A gentle giant in the making, with a luxurious coat and a soft chirp."},
+		{"Nala", "Domestic Shorthair", "120.00", 36, "Rescued, neutered and looking for a calm home. Nala loves a warm lap."},
+		{"Simba", "Bengal", "750.00", 5, "Playful and athletic; Simba likes climbing towers and puzzle toys."},
+	}},
+	{"Birds", "Singers and talkers.", []demoPet{
+		{"Kiwi", "Budgerigar", "35.00", 7, "A cheerful budgie who whistles in the morning. Comes with care notes."},
+		{"Sunny", "Cockatiel", "95.00", 11, "Hand-tame and curious; Sunny already whistles a short tune."},
+		{"Blue", "Canary", "45.00", 10, "A bright singer for a sunny room."},
+		{"Polly", "African Grey Parrot", "1450.00", 48, "Talks, whistles and solves puzzles. Polly needs time and company every day."},
+	}},
+	{"Fish", "Quiet company for a calm home.", []demoPet{
+		{"Bubbles", "Betta", "18.50", 5, "A shimmering blue betta; keep alone in a heated tank."},
+		{"Nemo", "Ocellaris Clownfish", "29.90", 8, "Captive bred and hardy; suits a reef tank."},
+		{"Goldie", "Fancy Goldfish", "12.00", 6, "Round and graceful; best in a roomy, filtered tank."},
+	}},
+	{"Reptiles", "Scales, patience and a warm lamp.", []demoPet{
+		{"Spike", "Bearded Dragon", "220.00", 16, "Calm and handleable; eats greens and insects. Setup advice included."},
+		{"Shelly", "Hermann's Tortoise", "310.00", 60, "A slow, steady friend for decades to come."},
+		{"Iggy", "Leopard Gecko", "140.00", 10, "Docile and easy to keep; active in the evening."},
+	}},
 }
 
 // seedLockClass is the first key of the PostgreSQL advisory lock under
@@ -87,11 +123,17 @@ func (tx *Tx) seedDemo(ctx context.Context) (int, error) {
 		if err != nil {
 			return 0, fmt.Errorf("seed category %s: %w", name, err)
 		}
-		for _, petName := range c.pets {
+		for _, d := range c.pets {
 			n++
-			stock := int64(n % 7) // some sold out, most in stock
-			if _, err := tx.insertPet(ctx, petName, cat.ID, stock); err != nil {
-				return 0, fmt.Errorf("seed pet %s: %w", petName, err)
+			price, err := ParseMoney(d.price)
+			if err != nil {
+				return 0, fmt.Errorf("seed pet %s: price: %w", d.name, err)
+			}
+			born := tx.now.AddDate(0, -d.ageMonths, 0).Format(time.DateOnly)
+			p := &Pet{Name: d.name, CategoryID: cat.ID, Stock: int64(n % 7), // some sold out, most in stock
+				Price: price, Breed: &d.breed, Description: &d.description, BirthDate: &born}
+			if err := tx.insertPet(ctx, p); err != nil {
+				return 0, fmt.Errorf("seed pet %s: %w", d.name, err)
 			}
 		}
 	}

@@ -55,7 +55,7 @@ func checkMembers(body []byte, v any) error {
 	if err := json.Unmarshal(body, &members); err != nil || members == nil {
 		return BadRequest("The request body must be a JSON object.")
 	}
-	known := jsonNames(v)
+	known, nullable := jsonNames(v)
 	names := make([]string, 0, len(members))
 	for name := range members {
 		names = append(names, name)
@@ -68,7 +68,7 @@ func checkMembers(body []byte, v any) error {
 			e.Details = []db.FieldError{{Field: name, Message: "unknown field (names are case-sensitive)"}}
 			return e
 		}
-		if string(members[name]) == "null" {
+		if string(members[name]) == "null" && !nullable[name] {
 			nulls = append(nulls, db.FieldError{Field: name, Message: "must not be null"})
 		}
 	}
@@ -80,30 +80,37 @@ func checkMembers(body []byte, v any) error {
 	return nil
 }
 
-// jsonNames is the set of member names v's struct type decodes, nil when v
-// is not a struct.
-func jsonNames(v any) map[string]bool {
+// jsonNames is the set of member names v's struct type decodes, and those
+// of them that take null (to clear a value); nil when v is not a struct.
+func jsonNames(v any) (known, nullable map[string]bool) {
 	t := reflect.TypeOf(v)
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t == nil || t.Kind() != reflect.Struct {
-		return nil
+		return nil, nil
 	}
-	names := map[string]bool{}
+	known, nullable = map[string]bool{}, map[string]bool{}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		switch {
 		case name == "-" || !f.IsExported():
+			continue
 		case name == "":
-			names[f.Name] = true
-		default:
-			names[name] = true
+			name = f.Name
+		}
+		known[name] = true
+		if reflect.PointerTo(f.Type).Implements(nullClearer) {
+			nullable[name] = true
 		}
 	}
-	return names
+	return known, nullable
 }
+
+// nullClearer is implemented by fields where null means "clear the value"
+// (db.Nullable); every other field refuses null.
+var nullClearer = reflect.TypeFor[interface{ NullClears() }]()
 
 // jsonError explains a decoding failure without echoing Go types.
 func jsonError(err error) error {

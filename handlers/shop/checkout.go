@@ -14,7 +14,7 @@ import (
 )
 
 // Checkout places every cart line in one transaction
-// (Store.PlaceShopOrders, all or nothing): POST /checkout. On success the
+// (Store.PlaceCheckout, all or nothing): POST /checkout. On success the
 // cart empties and the shopper lands on My orders with a message; on
 // failure the cart stays as it was and the line at fault says why (422),
 // or, past the cap on open units, the cart says so (409).
@@ -31,7 +31,8 @@ func (h *Handler) Checkout(c *fiber.Ctx) error {
 	for i, l := range st.cart {
 		lines[i] = db.NewOrder{PetID: &l.PetID, Quantity: &l.Qty}
 	}
-	orders, err := h.Store.PlaceShopOrders(ctx, st.shopper, h.MaxOpenUnits, lines)
+	buyer := db.NewCheckout{Name: c.FormValue("name"), Email: c.FormValue("email"), Phone: c.FormValue("phone"), PreferredDate: c.FormValue("date")}
+	checkout, err := h.Store.PlaceCheckout(ctx, st.shopper, h.MaxOpenUnits, buyer, lines)
 	if db.ErrorCode(err) == db.ETooManyOpenUnits {
 		v, verr := h.cartView(ctx, st)
 		if verr != nil {
@@ -54,6 +55,7 @@ func (h *Handler) Checkout(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	orders := checkout.Orders
 	if h.Metrics != nil {
 		h.Metrics.OrdersPlaced(len(orders))
 	}
