@@ -21,6 +21,12 @@ type Dashboard struct {
 	ActiveBans int
 	// BannedKeys counts the keys among them.
 	BannedKeys int
+	// RevenueToday is what the orders placed today (UTC) cost, cancelled
+	// ones left out; OpenValue is what the open orders cost. Both count
+	// orders in the store's currency (Currency) only.
+	RevenueToday Money
+	OpenValue    Money
+	Currency     string
 }
 
 // CountDashboard reads the dashboard's counts.
@@ -50,6 +56,9 @@ func (s *Store) CountDashboard(ctx context.Context) (*Dashboard, error) {
 		return nil, fmt.Errorf("count orders: %w", err)
 	}
 	d.OpenOrders, d.CompleteOrders = orders.Open, orders.Complete
+	if err := s.sumRevenue(ctx, d); err != nil {
+		return nil, err
+	}
 	var keys struct {
 		Active  int `db:"active"`
 		Revoked int `db:"revoked"`
@@ -73,4 +82,23 @@ func (s *Store) CountDashboard(ctx context.Context) (*Dashboard, error) {
 		}
 	}
 	return d, nil
+}
+
+// sumRevenue sets the dashboard's takings: today's orders through the
+// created_at index, the open ones through the partial index orders_open.
+func (s *Store) sumRevenue(ctx context.Context, d *Dashboard) error {
+	d.Currency = s.Currency
+	start := today(s.Now())
+	err := s.get(ctx, &d.RevenueToday, `SELECT COALESCE(SUM(unit_price * quantity), 0) FROM orders
+		WHERE created_at >= $1 AND created_at < $2 AND state <> 'cancelled' AND currency = $3`,
+		start, start.AddDate(0, 0, 1), s.Currency)
+	if err != nil {
+		return fmt.Errorf("sum revenue: %w", err)
+	}
+	err = s.get(ctx, &d.OpenValue, `SELECT COALESCE(SUM(unit_price * quantity), 0) FROM orders
+		WHERE state = 'open' AND currency = $1`, s.Currency)
+	if err != nil {
+		return fmt.Errorf("sum open orders: %w", err)
+	}
+	return nil
 }
