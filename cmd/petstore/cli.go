@@ -56,7 +56,7 @@ Every command reads DATABASE_URL: empty means sqlite:var/petstore.db, relative
 to the current folder. The other settings are environment variables too:
 PETSTORE_ADDR, REDIS_URL, SESSION_KEYS, PETSTORE_SUNSET, PETSTORE_BAN_STRIKES,
 PETSTORE_BAN_DURATION, TRUSTED_PROXIES, LOG_LEVEL, PETSTORE_SHOP_MAX_OPEN_UNITS,
-PETSTORE_METRICS_ADDR, PETSTORE_PPROF_ADDR (see README.md).
+PETSTORE_CURRENCY, PETSTORE_METRICS_ADDR, PETSTORE_PPROF_ADDR (see README.md).
 `
 
 // usage lists the commands whose names start with prefix ("" for all).

@@ -54,6 +54,7 @@ func withStore(fn func(ctx context.Context, r *runner, s *db.Store, operands []s
 			return err
 		}
 		defer store.Close()
+		store.Currency = r.cfg.Currency
 		if err := store.Migrate(ctx); err != nil {
 			return err
 		}

@@ -54,6 +54,8 @@ type Config struct {
 	// ShopMaxOpenUnits is the most units one storefront shopper may hold
 	// in open orders (PETSTORE_SHOP_MAX_OPEN_UNITS).
 	ShopMaxOpenUnits int64
+	// Currency is the store's one currency, ISO 4217 (PETSTORE_CURRENCY).
+	Currency string
 	// MetricsAddr, when set, is the operations listener: /metrics (and
 	// pprof when PprofAddr enables it) are served there only, and the main
 	// port answers 404 for them (PETSTORE_METRICS_ADDR). Unset, /metrics is
@@ -86,6 +88,7 @@ func LoadConfig(getenv func(string) string) (*Config, error) {
 		LogLevel:    slog.LevelInfo,
 
 		ShopMaxOpenUnits: handlers.DefaultShopMaxOpenUnits,
+		Currency:         db.DefaultCurrency,
 	}
 	bad := func(name string, err error) error { return &configError{name, err} }
 	if v := getenv("PETSTORE_ADDR"); v != "" {
@@ -145,6 +148,13 @@ func LoadConfig(getenv func(string) string) (*Config, error) {
 			return nil, bad("PETSTORE_SHOP_MAX_OPEN_UNITS", fmt.Errorf("must be a whole number from 1 to %d, e.g. 10", maxShopOpenUnits))
 		}
 		c.ShopMaxOpenUnits = n
+	}
+	if v := getenv("PETSTORE_CURRENCY"); v != "" {
+		cur, err := db.ParseCurrency(v)
+		if err != nil {
+			return nil, bad("PETSTORE_CURRENCY", err)
+		}
+		c.Currency = cur
 	}
 	if v := getenv("PETSTORE_METRICS_ADDR"); v != "" {
 		if _, port, err := net.SplitHostPort(v); err != nil || port == "" {

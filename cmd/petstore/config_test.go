@@ -25,3 +25,24 @@ func TestShopMaxOpenUnitsConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestCurrencyConfig(t *testing.T) {
+	cfg, err := LoadConfig(env(nil))
+	if err != nil || cfg.Currency != "EUR" {
+		t.Fatalf("default: %v, %q; want EUR", err, cfg.Currency)
+	}
+	cfg, err = LoadConfig(env(map[string]string{"PETSTORE_CURRENCY": "USD"}))
+	if err != nil || cfg.Currency != "USD" {
+		t.Fatalf("USD: %v; want USD", err)
+	}
+	for _, bad := range []string{"usd", "US", "EURO", "XYZ", " EUR", "€"} {
+		_, err := LoadConfig(env(map[string]string{"PETSTORE_CURRENCY": bad}))
+		if err == nil {
+			t.Errorf("%q was accepted", bad)
+			continue
+		}
+		if msg := err.Error(); !strings.HasPrefix(msg, "PETSTORE_CURRENCY: ") || strings.Contains(msg, "\n") {
+			t.Errorf("%q: error = %q, want one line naming the variable", bad, msg)
+		}
+	}
+}

@@ -42,7 +42,12 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 	if err != nil {
 		return nil, err
 	}
+	store.Currency = cfg.Currency
 	if err := store.Migrate(ctx); err != nil {
+		store.Close()
+		return nil, err
+	}
+	if err := store.AdoptCurrency(ctx); err != nil {
 		store.Close()
 		return nil, err
 	}
