@@ -129,7 +129,7 @@ func TestPlaceOrdersErrNoLines(t *testing.T) {
 		ctx := context.Background()
 		s := open(t)
 		for name, place := range map[string]func() ([]*db.Order, error){
-			"PlaceOrders":     func() ([]*db.Order, error) { return s.PlaceOrders(ctx, db.Owner{ShopperID: "b"}, nil) },
+			"PlaceOrders": func() ([]*db.Order, error) { return s.PlaceOrders(ctx, db.Owner{ShopperID: "b"}, nil) },
 			"PlaceCheckout": func() ([]*db.Order, error) {
 				c, err := s.PlaceCheckout(ctx, "b", 10, buyer, []db.NewOrder{})
 				if c != nil {
