@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // The storefront with a keyboard and a screen reader in mind (issue 15):
@@ -38,6 +39,44 @@ func TestShopBrowserSpaceOnButtonLinks(t *testing.T) {
 	if got := read(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="pet-card"]').length`)); got != demoPets {
 		t.Errorf("%d cards after one Space, want %d", got, demoPets)
 	}
+}
+
+// TestShopBrowserFocusFollowsSwaps: "Load more" and "Add to cart" replace
+// the control the user pressed; focus moves to the new content instead of
+// dropping to <body>.
+func TestShopBrowserFocusFollowsSwaps(t *testing.T) {
+	ts := startServer(t)
+	ctx := newBrowser(t, true)
+	sb := &shopBrowser{t: t, ctx: ctx, ts: ts}
+
+	// Load more, from the keyboard: focus lands on the first new card's name.
+	browse(t, ctx, chromedp.Navigate(ts.URL+"/"))
+	sb.waitHTMX()
+	browse(t, ctx, chromedp.SendKeys(chromedp.CSS(`[data-testid="load-more-link"]`), kb.Enter))
+	sb.waitJS(`document.querySelectorAll('[data-testid="pet-card"]').length === ` + strconv.Itoa(demoPets))
+	first := `document.querySelectorAll('[data-testid="pet-card"]')[` + strconv.Itoa(shopPage) + `].querySelector('[data-testid="pet-name"]')`
+	sb.waitJS(`document.activeElement === ` + first)
+
+	// Add to cart with the button: focus lands on the confirmation in the
+	// order section, which says what the cart holds now.
+	bella := sb.pet("Bella")
+	browse(t, ctx, chromedp.Navigate(ts.URL+"/pets/"+fmtID(bella.ID)))
+	sb.waitHTMX()
+	browse(t, ctx, chromedp.SetValue(chromedp.CSS(`#quantity`), "2"),
+		chromedp.SendKeys(chromedp.CSS(`[data-testid="add-to-cart"]`), kb.Enter))
+	sb.waitText(`#flash`, "Added 2 × Bella to your cart.")
+	sb.waitJS(`document.activeElement === document.querySelector('#order-form [data-testid="in-cart"]')`)
+	if got := read(t, ctx, chromedp.Evaluate[string](`document.activeElement.textContent.replace(/\s+/g, " ").trim()`)); got != "You have 2 in your cart." {
+		t.Errorf("focused text = %q, want the cart's new count", got)
+	}
+	screenshot(t, ctx, "added-focused")
+
+	// A refused quantity: focus lands on the field to fix, which names its
+	// error (aria-describedby).
+	browse(t, ctx, chromedp.SetValue(chromedp.CSS(`#quantity`), "999"),
+		chromedp.SendKeys(chromedp.CSS(`[data-testid="add-to-cart"]`), kb.Enter))
+	sb.waitText(`[data-testid="form-error"]`, "Only")
+	sb.waitJS(`document.activeElement === document.querySelector('#quantity') && document.activeElement.getAttribute("aria-invalid") === "true"`)
 }
 
 // waitHTMX waits until the page has loaded and htmx has processed it, so a
