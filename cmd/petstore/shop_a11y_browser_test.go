@@ -79,6 +79,35 @@ func TestShopBrowserFocusFollowsSwaps(t *testing.T) {
 	sb.waitJS(`document.activeElement === document.querySelector('#quantity') && document.activeElement.getAttribute("aria-invalid") === "true"`)
 }
 
+// TestShopBrowserResultsLiveRegion: searching and filtering update a polite
+// live region that says how many pets were found. It stays the same
+// element, so screen readers announce the change.
+func TestShopBrowserResultsLiveRegion(t *testing.T) {
+	ts := startServer(t)
+	ctx := newBrowser(t, true)
+	sb := &shopBrowser{t: t, ctx: ctx, ts: ts}
+
+	browse(t, ctx, chromedp.Navigate(ts.URL+"/"))
+	sb.waitHTMX()
+	region := `document.getElementById("results-count")`
+	if got := read(t, ctx, chromedp.Evaluate[string](region+`?.getAttribute("aria-live") || ""`)); got != "polite" {
+		t.Fatalf(`#results-count aria-live = %q, want "polite"`, got)
+	}
+	sb.waitText(`#results-count`, "More than "+strconv.Itoa(shopPage)+" pets found.")
+	browse(t, ctx, chromedp.Evaluate[chromedp.Void](`window.__region = `+region))
+
+	browse(t, ctx, chromedp.SendKeys(chromedp.CSS(`#q`), "Lu"))
+	sb.waitNames("Luna", "Blue")
+	sb.waitText(`#results-count`, "2 pets found.")
+	sb.choose("#category", sb.categoryID("Cats"))
+	sb.waitText(`#results-count`, "No pets found.")
+	sb.choose("#q", "")
+	sb.waitText(`#results-count`, "5 pets found.")
+	if !read(t, ctx, chromedp.Evaluate[bool](`window.__region === `+region)) {
+		t.Error("the live region was replaced; screen readers announce changes only inside a region that stays")
+	}
+}
+
 // waitHTMX waits until the page has loaded and htmx has processed it, so a
 // key press is handled by the page's scripts, not by the no-JS fallback.
 func (b *shopBrowser) waitHTMX() {
