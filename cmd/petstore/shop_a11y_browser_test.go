@@ -108,6 +108,38 @@ func TestShopBrowserResultsLiveRegion(t *testing.T) {
 	}
 }
 
+// TestShopBrowserSelectKeepsHistory: stepping through a filter's options
+// with the arrow keys replaces the address rather than adding a history
+// entry per step, and Back from a pet returns to the filtered catalog.
+func TestShopBrowserSelectKeepsHistory(t *testing.T) {
+	ts := startServer(t)
+	ctx := newBrowser(t, true)
+	sb := &shopBrowser{t: t, ctx: ctx, ts: ts}
+
+	browse(t, ctx, chromedp.Navigate(ts.URL+"/"))
+	sb.waitHTMX()
+	before := read(t, ctx, chromedp.Evaluate[int](`history.length`))
+	for range 3 {
+		browse(t, ctx, chromedp.SendKeys(chromedp.CSS(`#category`), kb.ArrowDown))
+		// Each step's answer arrives before the next step.
+		sb.waitJS(`(() => { const v = document.querySelector("#category").value;
+			return v !== "" && new URLSearchParams(location.search).get("category") === v &&
+				!document.querySelector("#results.htmx-request, form.htmx-request, select.htmx-request"); })()`)
+	}
+	if got := read(t, ctx, chromedp.Evaluate[int](`history.length`)); got != before {
+		t.Errorf("history.length = %d after three arrow-key steps, want %d", got, before)
+	}
+	category := read(t, ctx, chromedp.Evaluate[string](`document.querySelector("#category").value`))
+
+	sb.navigate(chromedp.Click(chromedp.CSS(`[data-testid="pet-name"]`)))
+	sb.waitLocation("/pets/")
+	// history.back(), not a wait for a load event: the page may come back
+	// from the back/forward cache, which fires none.
+	browse(t, ctx, chromedp.Evaluate[chromedp.Void](`history.back()`))
+	sb.waitJS(`new URLSearchParams(location.search).get("category") === ` + strconv.Quote(category) +
+		` && document.querySelector("#category").value === ` + strconv.Quote(category))
+}
+
 // waitHTMX waits until the page has loaded and htmx has processed it, so a
 // key press is handled by the page's scripts, not by the no-JS fallback.
 func (b *shopBrowser) waitHTMX() {
