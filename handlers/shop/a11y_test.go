@@ -75,3 +75,37 @@ func TestShopResultsCountPaged(t *testing.T) {
 		t.Errorf("no-JS next page count = %q", got)
 	}
 }
+
+// TestShopMetaDescription: the catalog and each pet's page describe
+// themselves for search engines and link previews.
+func TestShopMetaDescription(t *testing.T) {
+	a := handlerstest.New(t)
+	name := `Rex "the brave"`
+	s := handlerstest.SeedShop(t, a,
+		handlerstest.ShopPetSpec{Cat: "Dogs", Name: name, Stock: 3},
+		handlerstest.ShopPetSpec{Cat: "Cats", Name: "Milo", Stock: 0},
+	)
+	c := handlerstest.NewShopClient(t, a)
+
+	description := func(path string) string {
+		t.Helper()
+		meta := c.Get(path).WantStatus(http.StatusOK).Find(`head meta[name="description"]`)
+		if meta.Length() != 1 {
+			t.Fatalf("%s: %d meta descriptions, want 1", path, meta.Length())
+		}
+		return meta.AttrOr("content", "")
+	}
+	for _, path := range []string{"/", "/?category=" + handlerstest.Itoa(s.Cats["Dogs"].ID)} {
+		if got := description(path); !strings.Contains(got, "Pet Store") || !strings.Contains(got, "pets") {
+			t.Errorf("%s: description = %q, want the catalog's", path, got)
+		}
+	}
+	for _, tc := range []struct{ pet, want string }{
+		{name, `Meet Rex "the brave", a dog in the Dogs category at Pet Store. Available to order (3 in stock).`},
+		{"Milo", "Meet Milo, a cat in the Cats category at Pet Store. Has found a home and cannot be ordered."},
+	} {
+		if got := description("/pets/" + handlerstest.Itoa(s.Pets[tc.pet].ID)); got != tc.want {
+			t.Errorf("%s: description = %q, want %q", tc.pet, got, tc.want)
+		}
+	}
+}
