@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -35,6 +38,68 @@ func TestConsoleBrowserSpaceOnButtonLinks(t *testing.T) {
 	cb.waitText(`#key-`+fmtID(key.ID)+` [data-testid="revoke-key-confirm"]`, "Revoke key")
 }
 
+// TestConsoleBrowserNarrow: every console page fits a 360 px wide screen
+// without sideways scrolling of the page; wide tables scroll inside their
+// .table-wrap, where the inventory's quantity field and Save button can be
+// reached and used.
+func TestConsoleBrowserNarrow(t *testing.T) {
+	ts := startServer(t)
+	ctx := newBrowser(t, true)
+	cb := &consoleBrowser{t: t, ctx: ctx, ts: ts}
+	customer, key := cb.issueKey("Narrow partner with a long name", db.RoleCustomer, db.PlanEnterprise, 1000, 100000)
+	pet := cb.pet("Bella")
+	cb.api(http.MethodPost, "/api/store/orders", customer, `{"petId": `+fmtID(pet.ID)+`, "quantity": 1}`, 201)
+	cb.signIn()
+
+	browse(t, ctx, chromedp.EmulateViewport(360, 740))
+	for _, path := range []string{
+		"/staff", "/staff/inventory", "/staff/orders", "/staff/catalog", "/staff/keys", "/staff/usage",
+		"/staff/keys/" + fmtID(key.ID), "/staff/pets/new", "/staff/pets/" + fmtID(pet.ID) + "/edit",
+		"/staff/categories/new", "/staff/categories/" + fmtID(pet.CategoryID) + "/edit",
+	} {
+		cb.navigate(chromedp.Navigate(ts.URL + path))
+		cb.wantFits(path, 360)
+		if got := read(t, ctx, chromedp.Evaluate[int](`[...document.querySelectorAll("main table")].filter(t => !t.closest(".table-wrap")).length`)); got != 0 {
+			t.Errorf("%s: %d tables outside a .table-wrap (they would widen the page)", path, got)
+		}
+		name := strings.Trim(strings.NewReplacer("/staff", "", "/", "-").Replace(path), "-")
+		if name == "" {
+			name = "dashboard"
+		}
+		screenshot(t, ctx, name+"-360px")
+	}
+
+	// The inventory row's field and button scroll into view inside the
+	// table's wrapper, without moving the page, and work there.
+	cb.navigate(chromedp.Navigate(ts.URL + "/staff/inventory"))
+	row := `#inv-` + fmtID(pet.ID)
+	for _, css := range []string{row + ` [data-testid="quantity"]`, row + ` [data-testid="save-quantity"]`} {
+		got := read(t, ctx, chromedp.Evaluate[string](`(() => {
+			const el = document.querySelector(`+q(css)+`);
+			el.scrollIntoView({block: "center", inline: "center"});
+			const r = el.getBoundingClientRect(), wrap = el.closest(".table-wrap").getBoundingClientRect();
+			const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+			const problems = [];
+			if (r.left < wrap.left - 0.5 || r.right > wrap.right + 0.5) problems.push("outside its .table-wrap");
+			if (r.left < 0 || r.right > 360) problems.push("outside the screen");
+			if (r.width < 40) problems.push("only " + r.width + " px wide");
+			if (!hit || !(hit === el || el.contains(hit))) problems.push("covered by " + (hit ? hit.outerHTML.slice(0, 80) : "nothing"));
+			if (window.scrollX !== 0) problems.push("the page scrolled sideways");
+			return problems.join("; ");
+		})()`))
+		if got != "" {
+			t.Errorf("%s: %s", css, got)
+		}
+	}
+	cb.setField(row+` [data-testid="quantity"]`, "5")
+	browse(t, ctx, chromedp.Click(chromedp.CSS(row+` [data-testid="save-quantity"]`)))
+	cb.waitJS(`!!document.querySelector(` + q(row+` [data-testid="row-saved"]`) + `)`)
+	if got := cb.stock(pet.ID); got != 5 {
+		t.Errorf("stock = %d after Save at 360 px, want 5", got)
+	}
+	screenshot(t, ctx, "inventory-saved-360px")
+}
+
 // signIn creates a staff user and signs in with the form.
 func (cb *consoleBrowser) signIn() {
 	cb.t.Helper()
@@ -46,4 +111,32 @@ func (cb *consoleBrowser) signIn() {
 		chromedp.SendKeys(chromedp.ID("password"), "a long staff password"),
 		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)))
 	cb.waitJS(`location.pathname === "/staff"`)
+}
+
+// wantFits fails the test when the page is wider than width, naming the
+// elements that stick out (outside a .table-wrap, which scrolls).
+func (cb *consoleBrowser) wantFits(page string, width int) {
+	cb.t.Helper()
+	type fit struct {
+		ScrollWidth int      `json:"scrollWidth"`
+		Offenders   []string `json:"offenders"`
+	}
+	res := read(cb.t, cb.ctx, chromedp.Evaluate[fit](`(() => {
+		const out = [];
+		for (const el of document.querySelectorAll("body *")) {
+			// A .table-wrap scrolls what it holds, but not what is
+			// positioned against an ancestor outside it.
+			if (el.parentElement && el.parentElement.closest(".table-wrap") && getComputedStyle(el).position !== "absolute") continue;
+			const r = el.getBoundingClientRect();
+			if (r.width > 0 && r.right > `+strconv.Itoa(width)+` + 0.5) {
+				out.push(el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") +
+					(typeof el.className === "string" && el.className.trim() ? "." + el.className.trim().split(/\s+/).join(".") : "") +
+					" to " + Math.round(r.right) + " px");
+			}
+		}
+		return {scrollWidth: document.documentElement.scrollWidth, offenders: out.slice(0, 8)};
+	})()`))
+	if res.ScrollWidth > width {
+		cb.t.Errorf("%s: the page is %d px wide at %d px; sticking out: %s", page, res.ScrollWidth, width, strings.Join(res.Offenders, ", "))
+	}
 }
