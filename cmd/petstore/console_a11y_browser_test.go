@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"petstore/db"
@@ -100,6 +104,43 @@ func TestConsoleBrowserNarrow(t *testing.T) {
 	screenshot(t, ctx, "inventory-saved-360px")
 }
 
+// TestConsoleBrowserSidebarContrast: every text of the console's sidebar
+// (the top bar on narrow screens) reaches WCAG AA's 4.5:1 against its
+// background, in the light and the dark colour scheme.
+func TestConsoleBrowserSidebarContrast(t *testing.T) {
+	ts := startServer(t)
+	ctx := newBrowser(t, true)
+	cb := &consoleBrowser{t: t, ctx: ctx, ts: ts}
+	cb.signIn()
+
+	for _, scheme := range []string{"light", "dark"} {
+		for _, width := range []int64{1280, 360} {
+			browse(t, ctx, chromedp.EmulateViewport(width, 800), chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+				_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+					Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+				})
+				return err
+			}))
+			cb.navigate(chromedp.Navigate(ts.URL + "/staff/inventory"))
+			texts := read(t, ctx, chromedp.Evaluate[[]sidebarText](sidebarTextsJS))
+			if len(texts) < 8 {
+				t.Fatalf("%s, %d px: only %d sidebar texts: %+v", scheme, width, len(texts), texts)
+			}
+			for _, x := range texts {
+				ratio, err := contrast(x.Color, x.Background)
+				if err != nil {
+					t.Fatalf("%s, %d px, %q: %v", scheme, width, x.Text, err)
+				}
+				t.Logf("%s, %d px: %-22q %s on %s = %.2f:1", scheme, width, x.Text, x.Color, x.Background, ratio)
+				if ratio < 4.5 {
+					t.Errorf("%s, %d px: %q is %s on %s, %.2f:1, under 4.5:1", scheme, width, x.Text, x.Color, x.Background, ratio)
+				}
+			}
+			screenshot(t, ctx, fmt.Sprintf("sidebar-%s-%dpx", scheme, width))
+		}
+	}
+}
+
 // signIn creates a staff user and signs in with the form.
 func (cb *consoleBrowser) signIn() {
 	cb.t.Helper()
@@ -139,4 +180,95 @@ func (cb *consoleBrowser) wantFits(page string, width int) {
 	if res.ScrollWidth > width {
 		cb.t.Errorf("%s: the page is %d px wide at %d px; sticking out: %s", page, res.ScrollWidth, width, strings.Join(res.Offenders, ", "))
 	}
+}
+
+// sidebarText is one element of the sidebar with text of its own.
+type sidebarText struct {
+	Text       string `json:"text"`
+	Color      string `json:"color"`
+	Background string `json:"background"`
+}
+
+// sidebarTextsJS lists the sidebar's visible texts with their colour and
+// the background behind them: the nearest background colour up to .side,
+// else the sidebar's own, which on wide screens .shell paints as a
+// gradient (Pico's --pico-card-sectioning-background-color).
+const sidebarTextsJS = `(() => {
+	const side = document.querySelector(".side");
+	const probe = document.createElement("span");
+	probe.style.color = "var(--pico-card-sectioning-background-color)";
+	side.appendChild(probe);
+	const sideBg = getComputedStyle(probe).color;
+	probe.remove();
+	const transparent = c => c === "transparent" || /rgba\(.*,\s*0\)$/.test(c);
+	const out = [];
+	for (const el of side.querySelectorAll("*")) {
+		const own = [...el.childNodes].filter(n => n.nodeType === Node.TEXT_NODE).map(n => n.textContent).join("").trim();
+		if (!own || el.closest(".sr-only") || !el.getClientRects().length) continue;
+		let bg = null;
+		for (let e = el; e && !bg; e = e === side ? null : e.parentElement) {
+			const c = getComputedStyle(e).backgroundColor;
+			if (!transparent(c)) bg = c;
+		}
+		out.push({text: own, color: getComputedStyle(el).color, background: bg || sideBg});
+	}
+	return out;
+})()`
+
+// contrast is WCAG 2's contrast ratio of a CSS rgb()/rgba() text colour on
+// an opaque background; a translucent text colour is blended onto it first.
+func contrast(fg, bg string) (float64, error) {
+	f, err := parseRGB(fg)
+	if err != nil {
+		return 0, err
+	}
+	b, err := parseRGB(bg)
+	if err != nil {
+		return 0, err
+	}
+	if b[3] != 1 {
+		return 0, fmt.Errorf("background %s is not opaque", bg)
+	}
+	for i := range 3 {
+		f[i] = f[i]*f[3] + b[i]*(1-f[3])
+	}
+	l1, l2 := luminance(f), luminance(b)
+	return (math.Max(l1, l2) + 0.05) / (math.Min(l1, l2) + 0.05), nil
+}
+
+// parseRGB reads "rgb(r, g, b)" or "rgba(r, g, b, a)", as getComputedStyle
+// gives colours.
+func parseRGB(s string) ([4]float64, error) {
+	c := [4]float64{0, 0, 0, 1}
+	inner, ok := strings.CutPrefix(s, "rgba(")
+	if !ok {
+		inner, ok = strings.CutPrefix(s, "rgb(")
+	}
+	inner, ok2 := strings.CutSuffix(inner, ")")
+	parts := strings.Split(inner, ",")
+	if !ok || !ok2 || len(parts) < 3 || len(parts) > 4 {
+		return c, fmt.Errorf("colour %q is not rgb()", s)
+	}
+	for i, p := range parts {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil {
+			return c, fmt.Errorf("colour %q: %v", s, err)
+		}
+		c[i] = v
+	}
+	return c, nil
+}
+
+// luminance is WCAG 2's relative luminance of an sRGB colour (0-255).
+func luminance(c [4]float64) float64 {
+	var l [3]float64
+	for i := range 3 {
+		v := c[i] / 255
+		if v <= 0.04045 {
+			l[i] = v / 12.92
+		} else {
+			l[i] = math.Pow((v+0.055)/1.055, 2.4)
+		}
+	}
+	return 0.2126*l[0] + 0.7152*l[1] + 0.0722*l[2]
 }
