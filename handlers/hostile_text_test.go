@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"petstore/db"
 	"petstore/db/dbtest"
 	"petstore/handlers/handlerstest"
 )
@@ -67,16 +68,49 @@ func TestHostileTextInConsoleForms(t *testing.T) {
 				"name", "must not contain control characters"},
 			{"NUL in a pet name", "/staff/pets/" + handlerstest.Itoa(pet.ID), url.Values{"name": {"Re\x00x"}, "categoryId": {handlerstest.Itoa(pet.CategoryID)}, "status": {"available"}},
 				"name", "must not contain control characters"},
+			{"NUL in a pet description", "/staff/pets/" + handlerstest.Itoa(pet.ID), petForm(pet, "description", "Calm.\x00"),
+				"description", "must not contain control characters other than line breaks"},
+			{"escape in a pet description", "/staff/pets", petForm(pet, "description", "\x1b[2J"),
+				"description", "must not contain control characters other than line breaks"},
+			{"invalid UTF-8 in a pet description", "/staff/pets/" + handlerstest.Itoa(pet.ID), petForm(pet, "description", "Ca\xfflm"),
+				"description", "must be valid UTF-8"},
+			{"NUL in a breed", "/staff/pets/" + handlerstest.Itoa(pet.ID), petForm(pet, "breed", "Bea\x00gle"),
+				"breed", "must not contain control characters"},
+			{"invalid UTF-8 in a breed", "/staff/pets", petForm(pet, "breed", "Bea\xffgle"),
+				"breed", "must be valid UTF-8"},
+			{"NUL in a price", "/staff/pets/" + handlerstest.Itoa(pet.ID), petForm(pet, "price", "12\x00"),
+				"price", `must be an amount like "129.00": up to 7 digits, then at most 2 decimals`},
+			{"NUL in a birth date", "/staff/pets/" + handlerstest.Itoa(pet.ID), petForm(pet, "birthDate", "2020-01-01\x00"),
+				"birthDate", "must be a date as YYYY-MM-DD"},
+			{"invalid UTF-8 in a birth date", "/staff/pets", petForm(pet, "birthDate", "\xff\xfe"),
+				"birthDate", "must be a date as YYYY-MM-DD"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				p := b.Post(tc.path, tc.form).WantStatus(http.StatusUnprocessableEntity)
 				if got := handlerstest.Text(p.ID("error-" + tc.field + "-error")); got != tc.msg {
 					t.Errorf("%s error = %q, want %q", tc.field, got, tc.msg)
 				}
+				// The form shows the value again, with U+FFFD for what a page cannot hold.
+				if body := string(p.Body); !utf8.ValidString(body) || strings.ContainsAny(body, "\x00\x1b") {
+					t.Errorf("the form echoes the raw text")
+				}
+				if shown := p.Find("#"+tc.field).AttrOr("value", p.Find("#"+tc.field).Text()); !strings.Contains(shown, "\uFFFD") {
+					t.Errorf("%s shows %q, want U+FFFD in place of what it cannot show", tc.field, shown)
+				}
 			})
 		}
 		// Line breaks are what a textarea sends: kept.
+		b.Post("/staff/pets/"+handlerstest.Itoa(pet.ID), petForm(pet, "description", "Calm.\r\nLoves walks.")).WantRedirect("/staff/catalog")
 		p := b.Post("/staff/categories", url.Values{"name": {"Fish"}, "description": {"Wet.\r\nVery wet."}}).WantRedirect("/staff/catalog")
 		b.Follow(p).WantText("flash", "Category “Fish” created.")
 	})
+}
+
+// petForm is the console's pet form for pet, every field valid but the
+// one set to value.
+func petForm(pet *db.Pet, field, value string) url.Values {
+	f := url.Values{"name": {pet.Name}, "categoryId": {handlerstest.Itoa(pet.CategoryID)}, "status": {"available"},
+		"price": {"129.00"}, "description": {"Calm."}, "breed": {"Beagle"}, "birthDate": {"2020-01-01"}}
+	f.Set(field, value)
+	return f
 }

@@ -122,7 +122,8 @@ func TestSweepPages(t *testing.T) {
 // sweepFields are the form fields the storefront and the console read,
 // with a valid value each (ids are filled in per route); a field a route
 // does not read is ignored by it.
-var sweepFields = []string{"name", "description", "role", "plan", "perMinute", "perDay", "status", "categoryId", "quantity", "pet_id"}
+var sweepFields = []string{"name", "description", "role", "plan", "perMinute", "perDay", "status", "categoryId", "quantity", "pet_id",
+	"price", "breed", "birthDate"}
 
 // sweepTexts are hostile form values: what PostgreSQL's text cannot hold,
 // control characters, a value past every limit and numbers no field takes.
@@ -161,6 +162,7 @@ func TestSweepForms(t *testing.T) {
 			fields := map[string]string{
 				"name": "Sweep " + handlerstest.Itoa(int64(i)), "description": "Fine.", "role": db.RoleCustomer, "plan": db.PlanFree,
 				"status": db.StatusAvailable, "categoryId": handlerstest.Itoa(pet.CategoryID), "quantity": "1", "pet_id": handlerstest.Itoa(pet.ID),
+				"price": "129.00", "breed": "Beagle", "birthDate": a.Clock.Now().AddDate(-1, 0, 0).Format(time.DateOnly),
 			}
 			// The token of the area the route belongs to.
 			if strings.HasPrefix(route, "/staff") {

@@ -3,6 +3,8 @@ package console
 import (
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
@@ -23,7 +25,21 @@ func categoryForm(c *fiber.Ctx) (db.NewCategory, view.CategoryFormView) {
 }
 
 func (h *Handler) renderCategoryForm(c *fiber.Ctx, status int, v view.CategoryFormView) error {
+	v.Name, v.Description = printable(v.Name), printable(v.Description)
 	return h.renderCatalogForm(c, status, "category", v.ID, func(ch view.Chrome) templ.Component { return view.CategoryFormPage(ch, v) })
+}
+
+// printable is a form value as the page may show it again: bytes that are
+// not UTF-8 and control characters other than line breaks become U+FFFD,
+// so a refused value is seen (and can be fixed) without the page echoing
+// text that no page should hold.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && r != '\n' && r != '\r' {
+			return utf8.RuneError
+		}
+		return r
+	}, strings.ToValidUTF8(s, string(utf8.RuneError)))
 }
 
 // renderCatalogForm renders the form page of a pet or a category, thing,

@@ -3,9 +3,7 @@ package console
 import (
 	"context"
 	"strconv"
-	"strings"
 
-	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
 	"petstore/db"
@@ -41,55 +39,16 @@ func (h *Handler) Catalog(c *fiber.Ctx) error {
 	return web.Render(c, view.CatalogPage(ch, v), nil)
 }
 
-// petForm reads the pet form into the store's input, noting values that
-// are not even numbers (the API would refuse their JSON with 400).
-func petForm(c *fiber.Ctx, withStatus bool) (db.NewPet, view.PetFormView) {
-	v := view.PetFormView{CSRF: web.CSRFToken(c), Name: c.FormValue("name"), Status: c.FormValue("status"), Errors: view.FieldErrors{}}
-	in := db.NewPet{Name: &v.Name}
-	if raw := strings.TrimSpace(c.FormValue("categoryId")); raw != "" {
-		id, err := strconv.ParseInt(raw, 10, 64)
-		if err != nil {
-			v.Errors["categoryId"] = "must be a positive integer"
-		} else {
-			in.CategoryID, v.CategoryID = &id, id
-		}
-	}
-	if withStatus && v.Status != "" {
-		in.Status = &v.Status
-	}
-	return in, v
-}
-
-// petFormFailed re-renders the pet form with the store's messages: 422
-// for invalid values, 409 for a refused status change.
-func (h *Handler) petFormFailed(c *fiber.Ctx, err error, v view.PetFormView) error {
-	coded, status := refusalOf(err, fiber.StatusUnprocessableEntity, fiber.StatusConflict)
-	if coded == nil {
-		return err
-	}
-	v.Problem = mergeFieldErrors(v.Errors, coded, "name", "categoryId", "status")
-	return h.renderPetForm(c, status, v)
-}
-
-func (h *Handler) renderPetForm(c *fiber.Ctx, status int, v view.PetFormView) error {
-	cats, _, err := h.Store.FindCategories(c.UserContext(), db.Page{Limit: db.MaxLimit})
-	if err != nil {
-		return err
-	}
-	v.Categories = cats
-	return h.renderCatalogForm(c, status, "pet", v.ID, func(ch view.Chrome) templ.Component { return view.PetFormPage(ch, v) })
-}
-
 // NewPet is the form for a new pet: GET /staff/pets/new.
 func (h *Handler) NewPet(c *fiber.Ctx) error {
-	return h.renderPetForm(c, fiber.StatusOK, view.PetFormView{CSRF: web.CSRFToken(c), Status: db.StatusAvailable})
+	return h.renderPetForm(c, fiber.StatusOK, view.PetFormView{CSRF: web.CSRFToken(c), Status: db.StatusAvailable, Errors: view.FieldErrors{}})
 }
 
 // CreatePet adds a pet (Store.CreatePet).
 func (h *Handler) CreatePet(c *fiber.Ctx) error {
 	in, v := petForm(c, true)
 	if len(v.Errors) > 0 {
-		return h.renderPetForm(c, fiber.StatusUnprocessableEntity, v)
+		return h.petFormInvalid(c, in, v)
 	}
 	p, err := h.Store.CreatePet(c.UserContext(), in)
 	if err != nil {
@@ -104,13 +63,11 @@ func (h *Handler) EditPet(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return h.renderPetForm(c, fiber.StatusOK, view.PetFormView{
-		CSRF: web.CSRFToken(c), ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Status: p.Status, Current: p.Status,
-	})
+	return h.renderPetForm(c, fiber.StatusOK, petFormOf(c, p))
 }
 
-// UpdatePet replaces a pet's name and category and applies a status
-// change by hand (Store.UpdatePet).
+// UpdatePet replaces a pet's name and category, sets its shop fields and
+// applies a status change by hand (Store.UpdatePet).
 func (h *Handler) UpdatePet(c *fiber.Ctx) error {
 	cur, err := web.FindByPath(c, "petId", h.Store.FindPetByID)
 	if err != nil {
@@ -120,7 +77,7 @@ func (h *Handler) UpdatePet(c *fiber.Ctx) error {
 	in, v := petForm(c, true)
 	v.ID, v.Current = id, cur.Status
 	if len(v.Errors) > 0 {
-		return h.renderPetForm(c, fiber.StatusUnprocessableEntity, v)
+		return h.petFormInvalid(c, in, v)
 	}
 	p, err := h.Store.UpdatePet(c.UserContext(), id, in)
 	if err != nil {
