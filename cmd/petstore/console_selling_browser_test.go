@@ -16,9 +16,10 @@ import (
 // chromium: staff edit a pet's price, description, breed and birth date
 // (a bad price first, which comes back with its message), see them saved;
 // a storefront checkout arrives live on the orders page with its buyer
-// and totals, next to an API order that shows its key; the orders table
-// scrolls inside its frame on a 360 px screen; the dashboard shows today's
-// revenue and the open orders' value, and follows a cancellation live.
+// and totals, next to an API order that shows its key, and orders placed
+// moments apart all arrive; the dashboard shows today's revenue and the
+// open orders' value, and follows a cancellation live; on a 360 px screen
+// the tables scroll inside their frames.
 func TestConsoleSellingBrowser(t *testing.T) {
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
@@ -117,6 +118,26 @@ func TestConsoleSellingBrowser(t *testing.T) {
 		t.Errorf("the API order has %d email links", n)
 	}
 	screenshot(t, ctx, "orders")
+	// Orders placed moments apart all arrive: an event that comes while the
+	// table swaps in the last refresh is not lost.
+	luna, plenty := cb.pet("Luna"), int64(20)
+	if _, err := ts.Store.SetInventory(bg, luna.ID, db.InventoryUpdate{Quantity: &plenty}); err != nil {
+		t.Fatal(err)
+	}
+	var burst []int64
+	for i := 0; i < 6; i++ {
+		var o db.Order
+		cb.apiJSON(http.MethodPost, "/api/store/orders", partner, `{"petId": `+strconv.FormatInt(luna.ID, 10)+`, "quantity": 1}`, 201, &o)
+		burst = append(burst, o.ID)
+		time.Sleep(time.Duration(5+3*i) * time.Millisecond)
+	}
+	for _, id := range burst {
+		cb.waitJS(`!!document.querySelector(` + q(`#order-`+strconv.FormatInt(id, 10)) + `)`)
+	}
+	cb.wantSamePage()
+	for _, id := range burst {
+		cb.api(http.MethodDelete, "/api/store/orders/"+strconv.FormatInt(id, 10), partner, "", http.StatusNoContent)
+	}
 	// Dashboard: today's revenue and the open value; a cancellation
 	// elsewhere (the API) updates both without a reload.
 	cb.navigate(chromedp.Navigate(ts.URL + "/staff"))
