@@ -25,6 +25,17 @@ func (h *Handler) Routes(app *fiber.App) {
 		app.Get("/metrics", h.Metrics.Handler())
 	}
 
+	// Pets' photos (SPEC §14) for anyone, like the static assets: no key,
+	// no session, no rate limit. Shops' pages show them to every visitor,
+	// whose browser keeps each for a year (immutable) and revalidates
+	// with a query of the tag alone; the storefront's own pages, which read
+	// the database too, are not limited either. Errors (404) on the plain
+	// page, or the Error object for a client asking for JSON.
+	media := &web.Surface{Errors: shop.RenderPlainError}
+	for _, size := range []string{db.PhotoLarge, db.PhotoThumb} {
+		app.Get("/media/photos/:photoId/"+size+".jpg", media.Mark, h.photoImage(size))
+	}
+
 	// The JSON API (SPEC §2-§8) under /api: the Error object for every
 	// failure; a key, then the limit counted by key (or IP), no session.
 	// The catalog and inventory GETs answer If-None-Match (a.Conditional)
