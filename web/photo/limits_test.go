@@ -76,7 +76,7 @@ func TestInspectBoundaries(t *testing.T) {
 		{0, 10, ErrUndecodable},
 		{10, 0, ErrUndecodable},
 	} {
-		_, err := inspect(pngClaiming(t, tt.w, tt.h), l)
+		_, _, err := inspect(pngClaiming(t, tt.w, tt.h), l)
 		if tt.want == nil && err != nil || tt.want != nil && !errors.Is(err, tt.want) {
 			t.Errorf("%dx%d: err = %v, want %v", tt.w, tt.h, err, tt.want)
 		}

@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"io"
 	"runtime/debug"
+
+	"golang.org/x/image/draw"
 )
 
 // JPEG is one stored size of a photo: baseline JPEG bytes with no metadata
@@ -46,11 +49,12 @@ var worker = make(chan struct{}, 1)
 // the PNG it is, since the output is a fresh JPEG either way, while bytes that
 // are none of the four formats are ErrUndecodable. Width and height are read
 // from the header and checked (ErrTooManyPixels, ErrUndecodable) before a
-// pixel is decoded. The decode, resize and encode then run within
-// limits.Timeout (ErrTimeout). A JPEG's EXIF orientation is applied; the
-// image is flattened onto white, scaled down with Catmull-Rom (never up) and
-// encoded with image/jpeg, which writes no metadata: EXIF, GPS positions,
-// comments and colour profiles of the upload are all gone.
+// pixel is decoded. Waiting for the worker, decoding, resizing and encoding
+// then share limits.Timeout (ErrTimeout). A JPEG's EXIF orientation is
+// applied; a GIF's first frame is shown on its logical screen; the image is
+// flattened onto white, scaled down with Catmull-Rom (never up) and encoded
+// with image/jpeg, which writes no metadata: EXIF, GPS positions, comments
+// and colour profiles of the upload are all gone.
 //
 // Errors other than those sentinels are the reader's own (a client that
 // went away) or ctx's, when the caller cancels it.
@@ -68,7 +72,7 @@ func Process(ctx context.Context, r io.Reader, contentType string, limits Limits
 			res, err = nil, panicError(v, debug.Stack())
 		}
 	}()
-	f, err := inspect(data, l)
+	f, cfg, err := inspect(data, l)
 	if err != nil {
 		return nil, err
 	}
@@ -101,8 +105,9 @@ func Process(ctx context.Context, r io.Reader, contentType string, limits Limits
 				done <- outcome{err: panicError(v, debug.Stack())}
 			}
 		}()
-		res, err := render(ctx, f, data, orientation, l)
-		done <- outcome{res, err}
+		var o outcome
+		o.res, o.err = render(ctx, f, cfg, data, orientation, l)
+		done <- o
 	}()
 	select {
 	case o := <-done:
@@ -135,29 +140,30 @@ func readBounded(r io.Reader, max int64) ([]byte, error) {
 // declares, which costs next to nothing: a decompression bomb (a small
 // file declaring a huge image) is refused here, before the decoder would
 // allocate its pixels.
-func inspect(data []byte, l Limits) (format, error) {
+func inspect(data []byte, l Limits) (format, image.Config, error) {
 	f, ok := sniff(data)
 	if !ok {
-		return format{}, fmt.Errorf("%w: not a JPEG, PNG, GIF or WebP image", ErrUndecodable)
+		return format{}, image.Config{}, fmt.Errorf("%w: not a JPEG, PNG, GIF or WebP image", ErrUndecodable)
 	}
 	cfg, err := f.decodeConfig(bytes.NewReader(data))
 	if err != nil {
-		return format{}, fmt.Errorf("%w: %v", ErrUndecodable, err)
+		return format{}, image.Config{}, fmt.Errorf("%w: %v", ErrUndecodable, err)
 	}
 	w, h := cfg.Width, cfg.Height
 	switch {
 	case w <= 0 || h <= 0:
-		return format{}, fmt.Errorf("%w: %dx%d has no pixels", ErrUndecodable, w, h)
+		err = fmt.Errorf("%w: %dx%d has no pixels", ErrUndecodable, w, h)
 	case w > l.MaxSide || h > l.MaxSide:
-		return format{}, fmt.Errorf("%w: %dx%d has a side over %d pixels", ErrTooManyPixels, w, h, l.MaxSide)
+		err = fmt.Errorf("%w: %dx%d has a side over %d pixels", ErrTooManyPixels, w, h, l.MaxSide)
 	case int64(w)*int64(h) > l.MaxPixels:
-		return format{}, fmt.Errorf("%w: %dx%d is over %d pixels", ErrTooManyPixels, w, h, l.MaxPixels)
+		err = fmt.Errorf("%w: %dx%d is over %d pixels", ErrTooManyPixels, w, h, l.MaxPixels)
 	}
-	return f, nil
+	return f, cfg, err
 }
 
-// render decodes data and produces the two sizes.
-func render(ctx context.Context, f format, data []byte, orientation int, l Limits) (*Result, error) {
+// render decodes data, whose header inspect found to be cfg, and produces
+// the two sizes.
+func render(ctx context.Context, f format, cfg image.Config, data []byte, orientation int, l Limits) (*Result, error) {
 	img, err := f.decode(ctxReader{ctx, bytes.NewReader(data)})
 	if ctx.Err() != nil {
 		return nil, stopped(ctx, l) // the decoder's error may be ctxReader's
@@ -165,11 +171,17 @@ func render(ctx context.Context, f format, data []byte, orientation int, l Limit
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUndecodable, err)
 	}
-	b := img.Bounds()
-	if b.Empty() || int64(b.Dx())*int64(b.Dy()) > l.MaxPixels {
-		// The decoders honour their header; this keeps an odd frame
-		// (a GIF's first frame is its own rectangle) from surprising us.
-		return nil, fmt.Errorf("%w: decoded %dx%d", ErrUndecodable, b.Dx(), b.Dy())
+	screen := image.Rect(0, 0, cfg.Width, cfg.Height)
+	if b := img.Bounds(); b.Empty() || !b.In(screen) {
+		// The decoders keep to their header; this is in case one does not.
+		return nil, fmt.Errorf("%w: decoded %v, header says %v", ErrUndecodable, b, screen)
+	}
+	if img.Bounds() != screen {
+		// A GIF frame may cover part of the screen; browsers show the
+		// rest as transparent, which becomes white here.
+		canvas := image.NewRGBA(screen)
+		draw.Draw(canvas, img.Bounds(), img, img.Bounds().Min, draw.Src)
+		img = canvas
 	}
 	if ctx.Err() != nil {
 		return nil, stopped(ctx, l)

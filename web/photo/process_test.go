@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"image"
 	"image/color"
+	"image/gif"
 	"testing"
 )
 
@@ -172,6 +173,33 @@ func TestProcessGIFTransparency(t *testing.T) {
 	out := decodeJPEG(t, "large", mustProcess(t, encodeGIFBytes(t, m), "image/gif").Large)
 	assertNear(t, "opaque blue", out.At(5, 20), color.RGBA{0, 0, 255, 255})
 	assertNear(t, "transparent", out.At(35, 20), color.RGBA{255, 255, 255, 255})
+}
+
+// TestProcessGIFFrameOnScreen: a GIF whose first frame covers part of its
+// logical screen comes out the size of the screen, as browsers show it,
+// with the uncovered part white.
+func TestProcessGIFFrameOnScreen(t *testing.T) {
+	pal := color.Palette{color.RGBA{0, 0, 0, 255}, color.RGBA{255, 0, 0, 255}}
+	frame := image.NewPaletted(image.Rect(20, 20, 36, 36), pal)
+	for i := range frame.Pix {
+		frame.Pix[i] = 1
+	}
+	var buf bytes.Buffer
+	err := gif.EncodeAll(&buf, &gif.GIF{
+		Image:  []*image.Paletted{frame},
+		Delay:  []int{0},
+		Config: image.Config{ColorModel: pal, Width: 48, Height: 40},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := mustProcess(t, buf.Bytes(), "image/gif")
+	if res.Large.Width != 48 || res.Large.Height != 40 {
+		t.Fatalf("large = %dx%d, want the screen's 48x40", res.Large.Width, res.Large.Height)
+	}
+	out := decodeJPEG(t, "large", res.Large)
+	assertNear(t, "frame", out.At(28, 28), color.RGBA{255, 0, 0, 255})
+	assertNear(t, "outside the frame", out.At(5, 5), color.RGBA{255, 255, 255, 255})
 }
 
 func assertNear(tb testing.TB, what string, got color.Color, want color.RGBA) {
