@@ -82,6 +82,17 @@ func (b *BodyLimits) limit(method, path string) (int64, bool) {
 	return MaxBody, false
 }
 
+// rawLimit is limit on the request line's bytes, before Fiber has made
+// strings of them (it allocates nothing).
+func (b *BodyLimits) rawLimit(method, path []byte) (int64, bool) {
+	for _, r := range b.routes {
+		if r.method == string(method) && r.path.Match(path) {
+			return r.max, true
+		}
+	}
+	return MaxBody, false
+}
+
 // HeaderReceived is the server's fasthttp.Server.HeaderReceived: it runs
 // once a request's headers are read, before any of its body. A body
 // announced (Content-Length) larger than the route takes is not read at
@@ -90,7 +101,7 @@ func (b *BodyLimits) limit(method, path string) (int64, bool) {
 // route allowed a larger body gets StreamedReadTimeout to receive it.
 func (b *BodyLimits) HeaderReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 	h.Del(bodyRefusedHeader)
-	max, streamed := b.limit(string(h.Method()), string(requestPath(h.RequestURI())))
+	max, streamed := b.rawLimit(h.Method(), requestPath(h.RequestURI()))
 	cfg := fasthttp.RequestConfig{MaxRequestBodySize: int(max)}
 	if streamed {
 		cfg.ReadTimeout = StreamedReadTimeout
@@ -157,9 +168,13 @@ func (b *BodyLimits) Handler(c *fiber.Ctx) error {
 // ReadBody reads the body of a route allowed a larger one (Allow), at most
 // its limit, so that c.Body() holds it: a longer body is 413 and the
 // connection closes without reading the rest. Put it after the checks that
-// need no body. A route of Allow must read its body with ReadBody before
-// anything asks for it (c.Body(), form values, c.MultipartForm), which would
-// otherwise read all the client sends.
+// need no body.
+//
+// On such a route nothing may ask for the body before ReadBody: c.Body(),
+// form values and c.MultipartForm read a chunked body to its end, however
+// long (a body with a Content-Length is bounded by Handler's check). A
+// route of a group whose middleware reads form values (the console's
+// CSRF, without its header) needs ReadBody ahead of that middleware.
 func ReadBody(c *fiber.Ctx) error {
 	max, ok := c.Locals(bodyLimitLocal{}).(int64)
 	if !ok {

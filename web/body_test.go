@@ -26,6 +26,9 @@ func TestBodyLimitsRoutes(t *testing.T) {
 		if got, _ := b.limit(tc.method, tc.path); got != tc.want {
 			t.Errorf("%s %s: limit %d, want %d", tc.method, tc.path, got, tc.want)
 		}
+		if got, _ := b.rawLimit([]byte(tc.method), []byte(tc.path)); got != tc.want {
+			t.Errorf("%s %s: raw limit %d, want %d", tc.method, tc.path, got, tc.want)
+		}
 	}
 }
 
