@@ -13,7 +13,8 @@ func NewApp(h *Handler) *fiber.App {
 	if h.Now == nil {
 		panic("handlers: Handler.Now is nil; give it the clock the store reads")
 	}
-	app := web.NewApp(web.AppOptions{Logger: h.Logger, Prepare: h.PrepareAnswer, Metrics: h.Metrics, Proxies: h.Proxies})
+	h.bodies = &web.BodyLimits{}
+	app := web.NewApp(web.AppOptions{Logger: h.Logger, Prepare: h.PrepareAnswer, Metrics: h.Metrics, Proxies: h.Proxies, Bodies: h.bodies})
 	app.Use("/static", web.StaticAssets(static.FS, static.Version))
 	app.Get("/favicon.ico", favicon)
 	h.Routes(app)

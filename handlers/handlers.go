@@ -18,6 +18,7 @@ import (
 	"petstore/handlers/shop"
 	"petstore/web"
 	"petstore/web/events"
+	"petstore/web/photo"
 	"petstore/web/ratelimit"
 )
 
@@ -33,6 +34,10 @@ type Config struct {
 	// MetricsElsewhere: /metrics is served on the operations listener
 	// (PETSTORE_METRICS_ADDR), so the app has no such route and answers 404.
 	MetricsElsewhere bool
+	// PhotoLimits bound what a photo upload may cost; zero fields take
+	// SPEC §14's (photo.DefaultLimits). Tests under the race detector give
+	// the decode more time.
+	PhotoLimits photo.Limits
 }
 
 // DefaultShopMaxOpenUnits is PETSTORE_SHOP_MAX_OPEN_UNITS' default (SPEC §11).
@@ -58,6 +63,10 @@ type Handler struct {
 	// Metrics, when set, measures requests, limits and orders.
 	Metrics *web.Metrics
 
+	// bodies are the request body limits of the app's routes: Routes
+	// gives the photo upload its 8 MiB.
+	bodies *web.BodyLimits
+
 	audiencesOnce sync.Once
 	api           *api.Handler
 	shop          *shop.Handler
@@ -70,7 +79,7 @@ func (h *Handler) audiences() (*api.Handler, *shop.Handler, *console.Handler) {
 	h.audiencesOnce.Do(func() {
 		h.api = &api.Handler{
 			Store: h.Store, Limiter: h.Limiter, Proxies: h.Proxies, Events: h.Events,
-			Logger: h.Logger, Sunset: h.Config.Sunset, Metrics: h.Metrics,
+			Logger: h.Logger, Sunset: h.Config.Sunset, Metrics: h.Metrics, PhotoLimits: h.Config.PhotoLimits,
 		}
 		h.shop = &shop.Handler{
 			Store: h.Store, Sessions: h.Sessions, Metrics: h.Metrics,

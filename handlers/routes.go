@@ -10,6 +10,7 @@ import (
 	"petstore/handlers/console"
 	"petstore/handlers/shop"
 	"petstore/web"
+	"petstore/web/photo"
 )
 
 // Routes registers every route of the product. It is the only route
@@ -22,6 +23,17 @@ func (h *Handler) Routes(app *fiber.App) {
 	app.Get("/readyz", h.readyz)
 	if h.Metrics != nil && !h.Config.MetricsElsewhere {
 		app.Get("/metrics", h.Metrics.Handler())
+	}
+
+	// Pets' photos (SPEC §14) for anyone, like the static assets: no key,
+	// no session, no rate limit. Shops' pages show them to every visitor,
+	// whose browser keeps each for a year (immutable) and revalidates
+	// with a query of the tag alone; the storefront's own pages, which read
+	// the database too, are not limited either. Errors (404) on the plain
+	// page, or the Error object for a client asking for JSON.
+	media := &web.Surface{Errors: shop.RenderPlainError}
+	for _, size := range []string{db.PhotoLarge, db.PhotoThumb} {
+		app.Get("/media/photos/:photoId/"+size+".jpg", media.Mark, h.photoImage(size))
 	}
 
 	// The JSON API (SPEC §2-§8) under /api: the Error object for every
@@ -43,6 +55,12 @@ func (h *Handler) Routes(app *fiber.App) {
 	api.add(fiber.MethodGet, "/pets/:petId", getPet.Gone, web.RequireKey, a.Conditional, a.GetPet)
 	api.add(fiber.MethodPut, "/pets/:petId", web.RequireStaff, a.UpdatePet)
 	api.add(fiber.MethodDelete, "/pets/:petId", web.RequireStaff, a.DeletePet)
+	// The photo upload's body is the image, up to 8 MiB rather than 64 KiB:
+	// web.ReadBody reads it once the key, the role and the content type
+	// have passed (web.BodyLimits).
+	h.bodies.Allow(fiber.MethodPost, "/api/pets/:petId/photos", photo.DefaultLimits().MaxBytes)
+	api.add(fiber.MethodPost, "/pets/:petId/photos", web.RequireStaff, a.PhotoType, web.ReadBody, a.Idempotent(), a.AddPhoto)
+	api.add(fiber.MethodDelete, "/pets/:petId/photos/:photoId", web.RequireStaff, a.DeletePhoto)
 
 	api.add(fiber.MethodGet, "/categories", web.RequireKey, a.Conditional, a.ListCategories)
 	api.add(fiber.MethodPost, "/categories", web.RequireStaff, a.Idempotent(), a.CreateCategory)

@@ -60,11 +60,16 @@ func TestSweepPages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		jpg := handlerstest.JPEGOf(t, 8, 8)
+		photo, err := a.Store.AddPhoto(ctx, pet.ID, db.NewPhoto{Large: db.PhotoSize{JPEG: jpg, Width: 8, Height: 8}, Thumb: db.PhotoSize{JPEG: jpg, Width: 8, Height: 8}})
+		if err != nil {
+			t.Fatal(err)
+		}
 		// The valid id of every path parameter the pages use: a route
 		// with a parameter not listed here fails the sweep until it is.
 		valid := map[string]string{
 			"id": handlerstest.Itoa(pet.ID), "petId": handlerstest.Itoa(pet.ID), "categoryId": handlerstest.Itoa(pet.CategoryID),
-			"keyId": handlerstest.Itoa(a.CustID), "orderId": handlerstest.Itoa(order.ID),
+			"keyId": handlerstest.Itoa(a.CustID), "orderId": handlerstest.Itoa(order.ID), "photoId": handlerstest.Itoa(photo.ID),
 		}
 		signedIn := a.SignedIn(t) // before listening: it uses app.Test
 		var cookies []*http.Cookie

@@ -18,9 +18,8 @@ import (
 // APIVersion is the version of the published description (SPEC §2).
 const APIVersion = "1.0.0"
 
-// MaxBody is the largest request body the API reads (SPEC §2). Fiber's own
-// limit sits higher so that most oversize bodies are refused inside the
-// middleware chain, with every header in place.
+// MaxBody is the largest request body a route reads (SPEC §2) unless
+// BodyLimits.Allow gives it more.
 const MaxBody = 64 << 10
 
 // AppOptions configures NewApp.
@@ -32,28 +31,49 @@ type AppOptions struct {
 	Metrics *Metrics
 	// Proxies are the peers whose X-Forwarded-Proto is believed (Transport).
 	Proxies ratelimit.TrustedProxies
+	// Bodies bounds request bodies per route; nil: MaxBody for all.
+	Bodies *BodyLimits
 }
 
 // NewApp builds the Fiber app with the error handler, timeouts that let
 // shutdown finish, request ids, whether the request came over TLS (HSTS),
 // logs and metrics, panic recovery (inside the logger, so a panic is
-// logged as the 500 it becomes) and compression of text answers.
+// logged as the 500 it becomes), request bodies read no further than
+// their route allows (BodyLimits) and compression of text answers.
+//
+// Request bodies are streamed: fasthttp hands the app a request once its
+// headers (and at most 8 KiB of body) are in, and BodyLimits decides what
+// is read. Without streaming, fasthttp reads every body whole before any
+// handler runs, up to one limit for the whole app: every route would take
+// a photo's 8 MiB, before its key or content type was looked at.
 func NewApp(o AppOptions) *fiber.App {
+	if o.Bodies == nil {
+		o.Bodies = &BodyLimits{}
+	}
 	app := fiber.New(fiber.Config{
-		AppName:               "petstore",
-		ErrorHandler:          ErrorHandler(o.Logger, o.Prepare),
-		BodyLimit:             1 << 20,
-		ReadBufferSize:        16 << 10,
-		ReadTimeout:           15 * time.Second,
-		WriteTimeout:          30 * time.Second,
-		IdleTimeout:           60 * time.Second,
-		DisableStartupMessage: true,
-		StrictRouting:         false,
+		AppName:      "petstore",
+		ErrorHandler: ErrorHandler(o.Logger, o.Prepare),
+		// Per request, BodyLimits.HeaderReceived sets the limit fasthttp
+		// applies, which with streaming bounds only what it reads ahead.
+		BodyLimit:         MaxBody,
+		StreamRequestBody: true,
+		// fasthttp would read a multipart body of any announced length
+		// into a form (files on disk) before any handler; forms are parsed
+		// from the bounded body instead.
+		DisablePreParseMultipartForm: true,
+		ReadBufferSize:               16 << 10,
+		ReadTimeout:                  15 * time.Second,
+		WriteTimeout:                 30 * time.Second,
+		IdleTimeout:                  60 * time.Second,
+		DisableStartupMessage:        true,
+		StrictRouting:                false,
 	})
+	app.Server().HeaderReceived = o.Bodies.HeaderReceived
 	app.Use(requestID)
 	app.Use(Transport(o.Proxies))
 	app.Use(Observe(o.Logger, o.Metrics))
 	app.Use(recover.New())
+	app.Use(o.Bodies.Handler)
 	app.Use(Compress())
 	return app
 }

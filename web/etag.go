@@ -118,6 +118,17 @@ func setBodyTag(c *fiber.Ctx) (string, bool) {
 	return etag, true
 }
 
+// IfNoneMatch reports whether the request's If-None-Match names etag (or
+// is *): the client holds the current representation. For answers whose
+// tag is known before their body is read (a photo's, kept beside it).
+func IfNoneMatch(c *fiber.Ctx, etag string) bool {
+	_, ok := matchTag(c.Get(fiber.HeaderIfNoneMatch), etag)
+	return ok
+}
+
+// NotModified answers 304 with etag and the headers set so far, no body.
+func NotModified(c *fiber.Ctx, etag string) error { return notModified(c, etag) }
+
 // notModified turns the answer into a 304 for the client's tag.
 func notModified(c *fiber.Ctx, tag string) error {
 	c.Response().ResetBody()

@@ -21,17 +21,27 @@ type endpoint struct {
 	Page bool
 	// Stocked asks for the pets with a large stock only (orders).
 	Stocked bool
+	// Photos asks for the seeded photos' ids instead of pets'.
+	Photos bool
 	// Targeter builds the requests against base with key; ids are the
-	// pets to pick from at random.
+	// pets (or photos) to pick from at random.
 	Targeter func(base, key string, ids []int64) vegeta.Targeter
 }
 
-// pick is the pets ep's requests choose from.
-func pick(ep endpoint, all, stocked []int64) []int64 {
-	if ep.Stocked {
-		return stocked
+// seeded are the rows the bench made for the requests to pick from.
+type seeded struct {
+	pets, stocked, photos []int64
+}
+
+// pick is the ids ep's requests choose from.
+func pick(ep endpoint, s seeded) []int64 {
+	switch {
+	case ep.Stocked:
+		return s.stocked
+	case ep.Photos:
+		return s.photos
 	}
-	return all
+	return s.pets
 }
 
 // endpoints are the measured operations, in table order.
@@ -57,6 +67,14 @@ var endpoints = []endpoint{
 	}},
 	{Name: "GET / (storefront)", Page: true, Targeter: func(base, _ string, _ []int64) vegeta.Targeter {
 		return vegeta.NewStaticTargeter(vegeta.Target{Method: http.MethodGet, URL: base + "/"})
+	}},
+	// A photo's thumbnail as a browser without it cached asks for it: no
+	// key, no If-None-Match.
+	{Name: mediaThumb, Photos: true, Targeter: func(base, _ string, ids []int64) vegeta.Targeter {
+		return func(t *vegeta.Target) error {
+			*t = vegeta.Target{Method: http.MethodGet, URL: base + "/media/photos/" + strconv.FormatInt(randomID(ids), 10) + "/thumb.jpg"}
+			return nil
+		}
 	}},
 }
 

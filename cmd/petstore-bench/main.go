@@ -113,12 +113,17 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	defer os.RemoveAll(tmp)
 	loadBefore := loadAverage()
-	rep := &report{RSS: map[string]int64{}, Stock: map[string]stockCheck{}, Settings: fmt.Sprintf(
+	logf("making a 12-megapixel JPEG for the upload timing")
+	twelveMP, err := photoLike(4000, 3000)
+	if err != nil {
+		return err
+	}
+	rep := &report{RSS: map[string]int64{}, Stock: map[string]stockCheck{}, Uploads: map[string]uploadCost{}, Settings: fmt.Sprintf(
 		"%d pets seeded; per endpoint %s warm-up, %s at peak (%d workers), %s at half the peak rate; %d CPUs shared by generator and server.",
 		o.Pets, o.Warmup, o.Duration, o.Workers, o.Half, runtime.NumCPU())}
 	var page []byte
 	for _, database := range o.Databases {
-		p, err := benchDatabase(ctx, database, bin, tmp, o, rep, logf)
+		p, err := benchDatabase(ctx, database, bin, tmp, twelveMP, o, rep, logf)
 		if errors.Is(err, errUnreachable) {
 			note := fmt.Sprintf("%s skipped: %v", database, err)
 			logf("%s", note)
@@ -161,10 +166,11 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// benchDatabase measures every endpoint on one fresh database, then the raw
-// page query, adding rows and notes to rep. It returns the 20-pet page the
-// API answered, for the bare route.
-func benchDatabase(ctx context.Context, database, bin, tmp string, o options, rep *report, logf func(string, ...any)) ([]byte, error) {
+// benchDatabase measures every endpoint on one fresh database, then times
+// uploads of the 12-megapixel JPEG twelveMP, then the raw page query,
+// adding rows and notes to rep. It returns the 20-pet page the API
+// answered, for the bare route.
+func benchDatabase(ctx context.Context, database, bin, tmp string, twelveMP []byte, o options, rep *report, logf func(string, ...any)) ([]byte, error) {
 	dir := filepath.Join(tmp, database)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -205,7 +211,12 @@ func benchDatabase(ctx context.Context, database, bin, tmp string, o options, re
 	if err != nil {
 		return nil, err
 	}
-	if err := benchEndpoints(ctx, database, srv.base, key, ids, stocked, o, rep, logf); err != nil {
+	// The photos go to the last pet, which no measured page lists.
+	photo, err := seedPhoto(ctx, api, ids[len(ids)-1])
+	if err != nil {
+		return nil, err
+	}
+	if err := benchEndpoints(ctx, database, srv.base, key, seeded{pets: ids, stocked: stocked, photos: []int64{photo}}, o, rep, logf); err != nil {
 		return nil, err
 	}
 	rss, err := srv.peakRSS()
@@ -213,6 +224,18 @@ func benchDatabase(ctx context.Context, database, bin, tmp string, o options, re
 		return nil, err
 	}
 	rep.RSS[database] = rss
+	// After the RSS above: decoding a 12-megapixel photo takes more memory
+	// than any request the rows measure, and is reported on its own.
+	logf("%s: %d uploads of a 12-megapixel JPEG (%d bytes)", database, photoUploads, len(twelveMP))
+	times, err := timeUploads(ctx, api, ids[len(ids)-1], twelveMP)
+	if err != nil {
+		return nil, err
+	}
+	uploadRSS, err := srv.peakRSS()
+	if err != nil {
+		return nil, err
+	}
+	rep.Uploads[database] = uploadCost{Bytes: len(twelveMP), Times: times, PeakRSS: uploadRSS}
 	t1 := time.Now()
 	srv.stop()
 	stopped = true
@@ -243,7 +266,7 @@ func benchDatabase(ctx context.Context, database, bin, tmp string, o options, re
 
 // benchEndpoints measures each endpoint of the server at base in turn and
 // adds its row, and notes on anything that skews it, to rep.
-func benchEndpoints(ctx context.Context, database, base, key string, ids, stocked []int64, o options, rep *report, logf func(string, ...any)) error {
+func benchEndpoints(ctx context.Context, database, base, key string, s seeded, o options, rep *report, logf func(string, ...any)) error {
 	for _, ep := range endpoints {
 		if ep.Page {
 			if status, err := probe(ctx, base+"/"); err != nil {
@@ -256,7 +279,7 @@ func benchEndpoints(ctx context.Context, database, base, key string, ids, stocke
 			}
 		}
 		logf("%s: %s", database, ep.Name)
-		m, err := measure(ctx, ep.Targeter(base, key, pick(ep, ids, stocked)), o.attackSettings)
+		m, err := measure(ctx, ep.Targeter(base, key, pick(ep, s)), o.attackSettings)
 		if err != nil {
 			return err
 		}

@@ -21,6 +21,7 @@ const (
 	ceilingWrite = "ceiling: raw order transaction"
 	petsList     = "GET /api/pets?limit=20"
 	placeOrders  = "POST /api/store/orders"
+	mediaThumb   = "GET /media/photos/{id}/thumb.jpg"
 )
 
 // Targets of the issue, checked against the measured figures.
@@ -50,6 +51,7 @@ type report struct {
 	Rows      []row
 	RSS       map[string]int64 // peak RSS of the server, per database
 	Stock     map[string]stockCheck
+	Uploads   map[string]uploadCost // 12-megapixel photo uploads, per database
 	Notes     []string
 }
 
@@ -159,11 +161,16 @@ func (r *report) writeTable(w io.Writer) {
 	}
 }
 
-// writeRSS prints each server's peak RSS.
+// writeRSS prints each server's peak RSS, then what photo uploads cost.
 func (r *report) writeRSS(w io.Writer) {
 	for _, d := range r.Databases {
 		if rss, ok := r.RSS[d]; ok {
 			fmt.Fprintf(w, "- server peak RSS (VmHWM) on %s: %.1f MB\n", d, float64(rss)/(1<<20))
+		}
+	}
+	for _, d := range r.Databases {
+		if u, ok := r.Uploads[d]; ok {
+			fmt.Fprintf(w, "- %s\n", u.summary(d))
 		}
 	}
 }

@@ -232,3 +232,24 @@ func TestParseFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestUploadSummary(t *testing.T) {
+	u := uploadCost{Bytes: 3 << 20, PeakRSS: 200 << 20, Times: []time.Duration{
+		900 * time.Millisecond, 1100 * time.Millisecond, 1000 * time.Millisecond, 1200 * time.Millisecond, 800 * time.Millisecond}}
+	got := u.summary(dbSQLite)
+	for _, want := range []string{"photo upload on sqlite", "3.0 MB", "5 one after another", "1.00 s mean", "1.00 s median", "1.20 s slowest", "1.0 uploads/s", "200.0 MB"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary lacks %q: %s", want, got)
+		}
+	}
+	if got := (uploadCost{}).summary(dbPostgres); !strings.Contains(got, "not measured") {
+		t.Errorf("no uploads: %s", got)
+	}
+	r := sample()
+	r.Uploads = map[string]uploadCost{dbSQLite: u}
+	var b strings.Builder
+	r.writeRSS(&b)
+	if !strings.Contains(b.String(), "- photo upload on sqlite") {
+		t.Errorf("the report does not show the uploads:\n%s", b.String())
+	}
+}

@@ -173,9 +173,10 @@ func TestStability(t *testing.T) {
 	}
 }
 
-// TestOversizeBody announces a body past Fiber's own limit over a real
+// TestOversizeBody announces a body past the 64 KiB limit over a real
 // connection: the 413 still carries the Error object and every API header.
-// (The body is never sent: the server answers from the Content-Length.)
+// (The body is never sent: the server answers from the Content-Length,
+// web.BodyLimits.HeaderReceived.)
 func TestOversizeBody(t *testing.T) {
 	a := handlerstest.New(t)
 	base := a.Listen()

@@ -14,6 +14,7 @@ import (
 	"petstore/db"
 	"petstore/web"
 	"petstore/web/events"
+	"petstore/web/photo"
 	"petstore/web/ratelimit"
 )
 
@@ -28,6 +29,9 @@ type Handler struct {
 	Sunset time.Time
 	// Metrics, when set, counts limiter outcomes and placed orders.
 	Metrics *web.Metrics
+	// PhotoLimits bound what a photo upload may cost; zero fields take
+	// SPEC §14's (photo.DefaultLimits).
+	PhotoLimits photo.Limits
 
 	apiLimitOnce sync.Once
 	apiLimit     *web.APILimit

@@ -135,6 +135,8 @@ func NewOn(t *testing.T, open dbtest.Open, opts ...Option) *App {
 		Metrics:  web.NewMetrics(store.DB().DB),
 		Config:   Deprecation(clk),
 	}
+	// Decoding a photo under the race detector takes many times as long.
+	h.Config.PhotoLimits.Timeout = 2 * time.Minute
 	for _, o := range opts {
 		o(h, &rlc)
 	}

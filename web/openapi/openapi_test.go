@@ -17,6 +17,7 @@ type operation struct {
 	method, path string
 	anonymous    bool // open to callers without a key
 	body         bool // has a JSON request body
+	image        bool // has an image as its request body
 	addressed    bool // addresses one resource by path id
 	conflict     bool // can answer 409 (SPEC §2 table, Idempotency-Key on POST)
 }
@@ -31,6 +32,8 @@ var specOperations = []operation{
 	{method: "GET", path: "/pets/{petId}", addressed: true},
 	{method: "PUT", path: "/pets/{petId}", body: true, addressed: true, conflict: true},
 	{method: "DELETE", path: "/pets/{petId}", addressed: true, conflict: true},
+	{method: "POST", path: "/pets/{petId}/photos", image: true, addressed: true, conflict: true},
+	{method: "DELETE", path: "/pets/{petId}/photos/{photoId}", addressed: true},
 	{method: "GET", path: "/categories"},
 	{method: "POST", path: "/categories", body: true, conflict: true},
 	{method: "GET", path: "/categories/{categoryId}", addressed: true},
@@ -166,6 +169,18 @@ func TestOperationsOfSpec(t *testing.T) {
 				t.Errorf("%s %s: request body schema must have additionalProperties: false", o.method, o.path)
 			}
 		}
+		if o.image {
+			rb := op.RequestBody
+			if rb == nil || !rb.Value.Required || len(rb.Value.Content) != 4 {
+				t.Fatalf("%s %s: want a required request body of the four image types", o.method, o.path)
+			}
+			for _, mt := range []string{"image/jpeg", "image/png", "image/gif", "image/webp"} {
+				c := rb.Value.Content.Get(mt)
+				if c == nil || c.Schema == nil || !c.Schema.Value.Type.Is("string") || c.Schema.Value.Format != "binary" {
+					t.Errorf("%s %s: want %s as a binary string", o.method, o.path, mt)
+				}
+			}
+		}
 	}
 	// Nothing beyond SPEC §4.
 	for path, item := range doc.Paths.Map() {
@@ -188,7 +203,7 @@ func TestResponseStatuses(t *testing.T) {
 		if o.addressed {
 			want = append(want, 404)
 		}
-		if o.body {
+		if o.body || o.image {
 			want = append(want, 413, 415, 422)
 		}
 		if o.conflict {

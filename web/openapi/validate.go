@@ -37,6 +37,7 @@ var ErrorStatus = map[string]int{
 	"category_in_use":         http.StatusConflict,
 	"pet_has_open_orders":     http.StatusConflict,
 	"idempotency_in_progress": http.StatusConflict,
+	"too_many_photos":         http.StatusConflict,
 	"endpoint_sunset":         http.StatusGone,
 	"payload_too_large":       http.StatusRequestEntityTooLarge,
 	"unsupported_media_type":  http.StatusUnsupportedMediaType,
@@ -50,12 +51,16 @@ var ErrorStatus = map[string]int{
 var registerDecoders sync.Once
 
 // registerBodyDecoders teaches openapi3filter the non-JSON media types the
-// document uses (the events stream and the docs page), both plain strings.
-// The registry is global to the process.
+// document uses: the events stream and the docs page, plain strings, and
+// the images a photo upload sends, read as bytes. The registry is global to
+// the process.
 func registerBodyDecoders() {
 	registerDecoders.Do(func() {
 		openapi3filter.RegisterBodyDecoder("text/event-stream", openapi3filter.PlainBodyDecoder)
 		openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
+		for _, image := range []string{"image/jpeg", "image/png", "image/gif", "image/webp"} {
+			openapi3filter.RegisterBodyDecoder(image, openapi3filter.FileBodyDecoder)
+		}
 	})
 }
 

@@ -1,0 +1,136 @@
+package handlerstest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"testing"
+)
+
+// PhotoLike is a w×h opaque image with gradients and noise, which
+// compresses like a photograph rather than like a flat colour.
+func PhotoLike(w, h int) *image.RGBA {
+	m := image.NewRGBA(image.Rect(0, 0, w, h))
+	seed := uint32(1)
+	for y := range h {
+		for x := range w {
+			seed = seed*1664525 + 1013904223
+			noise := uint8(seed>>24) & 0x0f
+			i := m.PixOffset(x, y)
+			m.Pix[i+0] = uint8(x*255/w) + noise
+			m.Pix[i+1] = uint8(y*255/h) + noise
+			m.Pix[i+2] = uint8((x+y)*127/(w+h)) + noise
+			m.Pix[i+3] = 0xff
+		}
+	}
+	return m
+}
+
+// JPEGOf is a w×h photo-like JPEG.
+func JPEGOf(tb testing.TB, w, h int) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, PhotoLike(w, h), &jpeg.Options{Quality: 90}); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// PNGOf is a w×h PNG of one colour.
+func PNGOf(tb testing.TB, w, h int) []byte {
+	tb.Helper()
+	m := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for i := range w * h {
+		m.SetNRGBA(i%w, i/w, color.NRGBA{R: 200, G: 120, B: 40, A: 255})
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, m); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// PNGClaiming is a 1×1 PNG whose header (IHDR, its CRC recomputed) claims
+// w×h: a decompression bomb's header without the bomb.
+func PNGClaiming(tb testing.TB, w, h uint32) []byte {
+	tb.Helper()
+	data := PNGOf(tb, 1, 1)
+	if string(data[12:16]) != "IHDR" {
+		tb.Fatal("IHDR is not the first chunk")
+	}
+	binary.BigEndian.PutUint32(data[16:], w)
+	binary.BigEndian.PutUint32(data[20:], h)
+	binary.BigEndian.PutUint32(data[29:], crc32.ChecksumIEEE(data[12:29]))
+	return data
+}
+
+// GPSLatitude is 51° 30' 12.34" as Exif writes it (three big-endian
+// RATIONALs): the bytes a test looks for in what the store serves.
+var GPSLatitude = []byte{
+	0, 0, 0, 51, 0, 0, 0, 1,
+	0, 0, 0, 30, 0, 0, 0, 1,
+	0, 0, 0x04, 0xd2, 0, 0, 0, 100,
+}
+
+// WithExifGPS puts an Exif APP1 segment right after a JPEG's SOI marker,
+// where cameras write it, holding a GPS position (GPSLatitude): "Exif\0\0",
+// then a big-endian TIFF structure whose IFD0 points to a GPS IFD with
+// GPSLatitudeRef "N" and GPSLatitude.
+func WithExifGPS(tb testing.TB, jpg []byte) []byte {
+	tb.Helper()
+	be := binary.BigEndian
+	b := []byte("Exif\x00\x00MM")
+	b = be.AppendUint16(b, 42)
+	b = be.AppendUint32(b, 8)
+	entry := func(tag, typ uint16, count uint32, value []byte) {
+		b = be.AppendUint16(b, tag)
+		b = be.AppendUint16(b, typ)
+		b = be.AppendUint32(b, count)
+		b = append(b, value...)
+	}
+	b = be.AppendUint16(b, 1) // IFD0 at 8: one entry
+	entry(0x8825, 4, 1, be.AppendUint32(nil, 26))
+	b = be.AppendUint32(b, 0)
+	b = be.AppendUint16(b, 2) // GPS IFD at 26: two entries
+	entry(0x0001, 2, 2, []byte("N\x00\x00\x00"))
+	entry(0x0002, 5, 3, be.AppendUint32(nil, 56))
+	b = be.AppendUint32(b, 0)
+	b = append(b, GPSLatitude...) // at 56
+	out := append([]byte{}, jpg[:2]...)
+	out = append(out, 0xff, 0xe1)
+	out = be.AppendUint16(out, uint16(len(b)+2))
+	out = append(out, b...)
+	return append(out, jpg[2:]...)
+}
+
+// JPEGMarkers lists the markers of a JPEG's segments up to its image data
+// (SOS): where metadata (APPn, COM) lives.
+func JPEGMarkers(tb testing.TB, data []byte) []byte {
+	tb.Helper()
+	if len(data) < 2 || data[0] != 0xff || data[1] != 0xd8 {
+		tb.Fatalf("not a JPEG: no SOI marker")
+	}
+	var markers []byte
+	for i := 2; ; {
+		if i+4 > len(data) || data[i] != 0xff {
+			tb.Fatalf("malformed JPEG segment at %d", i)
+		}
+		m := data[i+1]
+		markers = append(markers, m)
+		if m == 0xda {
+			return markers
+		}
+		i += 2 + int(binary.BigEndian.Uint16(data[i+2:]))
+	}
+}
+
+// UploadPhoto POSTs an image as the body of POST /api/pets/{petId}/photos
+// with the staff key.
+func (a *App) UploadPhoto(petID int64, contentType string, body []byte) *Response {
+	a.T.Helper()
+	return a.Do(Req{Method: "POST", Path: "/api/pets/" + Itoa(petID) + "/photos", Key: a.Staff, ContentType: contentType, Body: body})
+}

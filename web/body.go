@@ -1,0 +1,259 @@
+package web
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+
+	"petstore/db"
+)
+
+// BodyLimits decides how much of a request body the app reads, per route,
+// and when. The server streams request bodies (fiber.Config's
+// StreamRequestBody), so nothing is read into memory before this says so:
+//
+//   - Most routes take at most MaxBody (SPEC §2's 64 KiB). Handler reads
+//     their bodies before any other handler runs, so c.Body() and form
+//     values work as ever, and no one can make them hold more.
+//   - A route given a larger limit with Allow (a photo upload, SPEC §14:
+//     8 MiB) reads its body itself, with ReadBody, placed after the checks
+//     that need no body (the key, the role, the content type): a refused
+//     upload costs its headers, not megabytes.
+//   - A body announced larger than its route takes is refused from the
+//     headers alone (HeaderReceived): not one byte of it is read.
+//
+// Whatever a route leaves unread is drained, up to drainLimit, or the
+// connection is closed, so unread bytes are never taken for the next
+// request on it.
+type BodyLimits struct {
+	routes []bodyRoute
+}
+
+// bodyRoute is a route allowed a larger body.
+type bodyRoute struct {
+	method string
+	path   *regexp.Regexp
+	max    int64
+}
+
+// drainLimit is how much of a body its route did not read is read and
+// dropped to keep the connection open for the next request; past it the
+// connection is closed instead (net/http drains 256 KiB the same way).
+const drainLimit = 256 << 10
+
+// StreamedReadTimeout is how long a route allowed a larger body gives the
+// whole request to arrive: 8 MiB at 15 s (the server's ReadTimeout) would
+// need 4.5 Mbit/s of upload, more than many phones have.
+const StreamedReadTimeout = 90 * time.Second
+
+// bodyRefusedHeader is set by HeaderReceived on a request whose announced
+// body was over its route's limit, holding the announced length. It is
+// removed from every request first, so no client can set it.
+const bodyRefusedHeader = "X-Petstore-Refused-Body-Length"
+
+// routeParam is a parameter segment of a Fiber route template.
+var routeParam = regexp.MustCompile(`:[A-Za-z]+`)
+
+// Allow lets requests of method on the Fiber route template ("/api/pets/:petId/photos")
+// carry bodies of up to max bytes, read by the route with ReadBody. Call it
+// while the routes are built, before the app serves. Paths match as Fiber
+// routes them: any letter case, with or without a trailing slash.
+func (b *BodyLimits) Allow(method, template string, max int64) {
+	pattern := "(?i)^" + routeParam.ReplaceAllString(regexp.QuoteMeta(strings.TrimSuffix(template, "/")), `[^/]+`) + "/?$"
+	b.routes = append(b.routes, bodyRoute{method: method, path: regexp.MustCompile(pattern), max: max})
+}
+
+// limit is the most a request for method and path may send, and whether its
+// route reads the body itself (Allow).
+func (b *BodyLimits) limit(method, path string) (int64, bool) {
+	for _, r := range b.routes {
+		if r.method == method && r.path.MatchString(path) {
+			return r.max, true
+		}
+	}
+	return MaxBody, false
+}
+
+// rawLimit is limit on the request line's bytes, before Fiber has made
+// strings of them (it allocates nothing).
+func (b *BodyLimits) rawLimit(method, path []byte) (int64, bool) {
+	for _, r := range b.routes {
+		if r.method == string(method) && r.path.Match(path) {
+			return r.max, true
+		}
+	}
+	return MaxBody, false
+}
+
+// HeaderReceived is the server's fasthttp.Server.HeaderReceived: it runs
+// once a request's headers are read, before any of its body. A body
+// announced (Content-Length) larger than the route takes is not read at
+// all: its length moves to bodyRefusedHeader, Content-Length becomes 0 and
+// the connection closes after the answer, which Handler makes a 413. A
+// route allowed a larger body gets StreamedReadTimeout to receive it.
+func (b *BodyLimits) HeaderReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	h.Del(bodyRefusedHeader)
+	max, streamed := b.rawLimit(h.Method(), requestPath(h.RequestURI()))
+	cfg := fasthttp.RequestConfig{MaxRequestBodySize: int(max)}
+	if streamed {
+		cfg.ReadTimeout = StreamedReadTimeout
+	}
+	if n := h.ContentLength(); int64(n) > max {
+		h.Set(bodyRefusedHeader, strconv.Itoa(n))
+		h.SetContentLength(0)
+		h.Del(fiber.HeaderExpect) // no "100 Continue": the client need not send it
+		h.SetConnectionClose()
+	}
+	return cfg
+}
+
+// requestPath is the path of a request target as Fiber routes it: without
+// the query, and without scheme and host in the absolute form.
+func requestPath(uri []byte) []byte {
+	if i := bytes.IndexByte(uri, '?'); i >= 0 {
+		uri = uri[:i]
+	}
+	if len(uri) > 0 && uri[0] != '/' {
+		if i := bytes.Index(uri, []byte("://")); i >= 0 {
+			rest := uri[i+3:]
+			if j := bytes.IndexByte(rest, '/'); j >= 0 {
+				return rest[j:]
+			}
+			return []byte("/")
+		}
+	}
+	return uri
+}
+
+type bodyLimitLocal struct{}
+
+// Handler is the app's middleware for request bodies; it runs before every
+// route. It refuses a body that is compressed (415: a few kilobytes of
+// Content-Encoding can inflate to gigabytes, and no client of ours
+// compresses what it sends) or announced or found larger than its route
+// takes (413, the connection closed). It reads the body of every route but
+// those of Allow, at most MaxBody bytes. After the route, a body it left
+// unread is drained or the connection closed.
+func (b *BodyLimits) Handler(c *fiber.Ctx) error {
+	req := c.Request()
+	max, streamed := b.limit(c.Method(), c.Path())
+	if len(req.Header.Peek(bodyRefusedHeader)) > 0 {
+		return refuseBody(c, tooLarge(max))
+	}
+	if n := int64(req.Header.ContentLength()); n > max {
+		return refuseBody(c, tooLarge(max))
+	}
+	if enc := strings.TrimSpace(string(req.Header.ContentEncoding())); enc != "" && !strings.EqualFold(enc, "identity") &&
+		req.Header.ContentLength() != 0 {
+		return refuseBody(c, db.Errorf(EUnsupportedMediaType, "Request bodies must not be compressed (Content-Encoding)."))
+	}
+	if streamed {
+		c.Locals(bodyLimitLocal{}, max)
+	} else if err := readBody(c, max); err != nil {
+		return err
+	}
+	err := c.Next()
+	finishBody(c)
+	return err
+}
+
+// ReadBody reads the body of a route allowed a larger one (Allow), at most
+// its limit, so that c.Body() holds it: a longer body is 413 and the
+// connection closes without reading the rest. Put it after the checks that
+// need no body.
+//
+// On such a route nothing may ask for the body before ReadBody: c.Body(),
+// form values and c.MultipartForm read a chunked body to its end, however
+// long (a body with a Content-Length is bounded by Handler's check). A
+// route of a group whose middleware reads form values (the console's
+// CSRF, without its header) needs ReadBody ahead of that middleware.
+func ReadBody(c *fiber.Ctx) error {
+	max, ok := c.Locals(bodyLimitLocal{}).(int64)
+	if !ok {
+		return errors.New("web.ReadBody on a route BodyLimits.Allow did not name")
+	}
+	if err := readBody(c, max); err != nil {
+		return err
+	}
+	return c.Next()
+}
+
+// fasthttpPrefetch is how much of a body fasthttp reads with the headers
+// before it streams the rest: a body this short is in memory already.
+const fasthttpPrefetch = 8 << 10
+
+// readBody moves a streamed body of at most max bytes into memory. A body
+// of known length (at most max: Handler checked) is read as long as it
+// says; a chunked one up to max+1 bytes, one more being how it is found too
+// long without ever holding more.
+func readBody(c *fiber.Ctx, max int64) error {
+	req := c.Request()
+	if !req.IsBodyStream() {
+		return nil // read already
+	}
+	var body []byte
+	var err error
+	switch n := req.Header.ContentLength(); {
+	case n >= 0 && n <= fasthttpPrefetch:
+		req.Body() // in fasthttp's own buffer, no copy
+		return nil
+	case n > 0:
+		body = make([]byte, n)
+		_, err = io.ReadFull(req.BodyStream(), body)
+	default:
+		body, err = io.ReadAll(io.LimitReader(req.BodyStream(), max+1))
+	}
+	switch {
+	case err != nil:
+		return refuseBody(c, BadRequest("The request body could not be read."))
+	case int64(len(body)) > max:
+		return refuseBody(c, tooLarge(max))
+	}
+	req.SetBodyRaw(body)
+	return nil
+}
+
+// finishBody disposes of a body the route did not read: it is read and
+// dropped when it ends within drainLimit bytes, so the connection can
+// carry the next request; otherwise the connection is closed.
+func finishBody(c *fiber.Ctx) {
+	req := c.Request()
+	if !req.IsBodyStream() {
+		return
+	}
+	n, err := io.Copy(io.Discard, io.LimitReader(req.BodyStream(), drainLimit+1))
+	if err != nil || n > drainLimit {
+		c.Context().SetConnectionClose()
+	}
+}
+
+// refuseBody closes the connection after the answer, since the body (or
+// its rest) stays unread, and returns err.
+func refuseBody(c *fiber.Ctx, err error) error {
+	c.Context().SetConnectionClose()
+	return err
+}
+
+// tooLarge is the 413 for a body over max bytes.
+func tooLarge(max int64) error {
+	return db.Errorf(EPayloadTooLarge, "The request body is larger than %s.", byteSize(max))
+}
+
+// byteSize writes a limit as people read it: "64 KiB", "8 MiB".
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
