@@ -219,6 +219,26 @@ func (s *Store) FindCheckout(ctx context.Context, id int64, email string) (*Chec
 	return c, nil
 }
 
+// FindCheckoutByID returns the checkout numbered id with its open and
+// complete orders, whoever placed it: the storefront shows it only to the
+// browser that placed it (ShopperID) or that proved its number and email
+// in this session, and checks that itself. Errors: not_found.
+func (s *Store) FindCheckoutByID(ctx context.Context, id int64) (*Checkout, error) {
+	notFound := Errorf(ENotFound, "No order has the number %d.", id)
+	if id < 1 {
+		return nil, notFound
+	}
+	c, err := findOne[Checkout](ctx, s.get, "checkout", notFound,
+		`SELECT id, shopper_id, name, email, COALESCE(phone, '') AS phone, created_at FROM checkouts WHERE id = $1`, id)
+	if err != nil {
+		return nil, err
+	}
+	if c.Orders, err = s.findCheckoutOrders(ctx, c.ID); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 // findCheckoutOrders lists a checkout's open and complete orders by id.
 func (s *Store) findCheckoutOrders(ctx context.Context, checkoutID int64) ([]*Order, error) {
 	var w where
