@@ -38,7 +38,7 @@ func TestFormLimit(t *testing.T) {
 			}
 			s.Get("/cart").WantStatus(http.StatusOK) // pages are not counted
 
-			r := s.Post("/checkout", nil).WantStatus(http.StatusTooManyRequests)
+			r := s.Post("/checkout", handlerstest.Buyer()).WantStatus(http.StatusTooManyRequests)
 			if got := r.Header.Get("Retry-After"); got != "18" {
 				t.Errorf("Retry-After = %q, want 18 (the next minute)", got)
 			}
@@ -77,7 +77,7 @@ func TestFormLimit(t *testing.T) {
 			}
 
 			a.Clock.Add(18 * time.Second) // the next minute
-			s.Post("/checkout", nil).WantRedirect("/orders")
+			s.Checkout(nil)
 			if n := handlerstest.CountRows(t, a, "orders"); n != 1 {
 				t.Fatalf("orders = %d after the checkout, want 1", n)
 			}
