@@ -203,7 +203,9 @@ var errCheckoutNotFound = Errorf(ENotFound, "No order matches that order number 
 // exist (SPEC §14).
 func (s *Store) FindCheckout(ctx context.Context, id int64, email string) (*Checkout, error) {
 	email = foldEmail(email)
-	if id < 1 || email == "" {
+	// What is not an address no checkout has; asking would only make
+	// PostgreSQL refuse text it cannot hold (NUL, bytes that are not UTF-8).
+	if id < 1 || emailProblem(email) != "" {
 		return nil, errCheckoutNotFound
 	}
 	c, err := findOne[Checkout](ctx, s.get, "checkout", errCheckoutNotFound,

@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"petstore/db"
@@ -53,7 +54,11 @@ func TestFindCheckout(t *testing.T) {
 			_, otherEmail := s.FindCheckout(ctx, placed.ID, bob.Email)
 			_, noSuchNumber := s.FindCheckout(ctx, other.ID+100, in.Email)
 			_, empty := s.FindCheckout(ctx, placed.ID, "")
-			for _, err := range []error{otherEmail, noSuchNumber, empty} {
+			// Text PostgreSQL cannot hold is not found, not a failure.
+			_, nul := s.FindCheckout(ctx, placed.ID, "ada@example.com\x00")
+			_, notUTF8 := s.FindCheckout(ctx, placed.ID, "ada\xff@example.com")
+			_, long := s.FindCheckout(ctx, placed.ID, strings.Repeat("a", 300)+"@example.com")
+			for _, err := range []error{otherEmail, noSuchNumber, empty, nul, notUTF8, long} {
 				wantCode(t, err, db.ENotFound)
 				if err.Error() != wrongEmail.Error() {
 					t.Fatalf("answers differ: %q and %q", err, wrongEmail)
