@@ -48,6 +48,11 @@ func TestFormLimit(t *testing.T) {
 			if n := handlerstest.CountRows(t, a, "orders"); n != 0 {
 				t.Fatalf("%d orders placed by a refused checkout", n)
 			}
+			// The order lookup is a storefront post too: refused before it
+			// reads the database, so it cannot be used to guess pairs.
+			if r := s.Post("/orders/lookup", handlerstest.Form("number", "1", "email", "ada@example.com")).WantStatus(http.StatusTooManyRequests); r.Header.Get("Retry-After") != "18" {
+				t.Errorf("lookup: Retry-After = %q, want 18", r.Header.Get("Retry-After"))
+			}
 			hx := s.Post(line, handlerstest.Form("quantity", "1"), true).WantStatus(http.StatusTooManyRequests)
 			if hx.IsFullPage() || hx.Header.Get("HX-Retarget") != "#flash" || hx.Header.Get("Retry-After") != "18" || !strings.Contains(hx.Text("flash"), "Too many requests") {
 				t.Errorf("htmx: want a message for #flash with Retry-After; got %v\n%s", hx.Header, hx.Body)
