@@ -164,17 +164,12 @@ func (h *Handler) LookupCancel(c *fiber.Ctx) error {
 		return err
 	}
 	ctx := c.UserContext()
-	err = h.Store.CancelOrder(ctx, id, &db.Owner{CheckoutID: ck.ID})
-	switch db.ErrorCode(err) {
-	case "":
-	case db.ENotFound:
-		return db.Errorf(db.ENotFound, "Order number %d has no open order #%d.", ck.ID, id)
-	case db.EOrderComplete:
-		return db.Errorf(db.EOrderComplete, "Order #%d is complete and can no longer be cancelled.", id)
-	default:
+	notFound := db.Errorf(db.ENotFound, "Order number %d has no open order #%d.", ck.ID, id)
+	text, err := h.cancelFor(ctx, id, &db.Owner{CheckoutID: ck.ID}, notFound)
+	if err != nil {
 		return err
 	}
-	f := components.Flash{Kind: components.FlashSuccess, Text: "Order #" + strconv.FormatInt(id, 10) + " is cancelled."}
+	f := components.Flash{Kind: components.FlashSuccess, Text: text}
 	to := view.LookupResultURL(ck.ID)
 	if !isPartial(c) {
 		return h.afterPost(c, st, f, to, nil)

@@ -147,7 +147,7 @@ func TestShopLookup(t *testing.T) {
 		t.Run("cancel from the lookup", func(t *testing.T) {
 			b.Post(cancel(number, rexOrder), nil).WantRedirect("/orders/lookup/" + number)
 			page := b.Get("/orders/lookup/" + number)
-			if got := page.Text("flash"); got != "Order #"+rexOrder+" is cancelled." {
+			if got := page.Text("flash"); got != "Your order of Rex × 1 is cancelled." {
 				t.Errorf("flash = %q", got)
 			}
 			if got := page.Texts("order-pet"); !slices.Equal(got, []string{"Milo"}) {
@@ -178,7 +178,7 @@ func TestShopLookup(t *testing.T) {
 			if r.IsFullPage() || r.Find("#lookup-result").Length() != 1 || r.TestID("checkout-empty").Length() != 1 {
 				t.Fatalf("not the result fragment, emptied:\n%s", r.Body)
 			}
-			if got := r.Find(`#flash[hx-swap-oob] [data-testid="flash"]`).Text(); got != "Order #"+order+" is cancelled." {
+			if got := r.Find(`#flash[hx-swap-oob] [data-testid="flash"]`).Text(); got != "Your order of Fin × 1 is cancelled." {
 				t.Errorf("flash = %q", got)
 			}
 		})

@@ -10,7 +10,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"petstore/db"
-	"petstore/views/components"
 	view "petstore/views/shop"
 )
 
@@ -130,41 +129,4 @@ func (h *Handler) loadCheckoutGroup(ctx context.Context, ck *db.Checkout) (view.
 		return view.CheckoutGroup{}, err
 	}
 	return h.checkoutGroup(ck.ID, ck.CreatedAt, lines), nil
-}
-
-// CancelOrder cancels one of this browser's open orders and puts its
-// quantity back in stock: POST /orders/{id}/cancel. Someone else's order
-// is 404; a complete one is 409.
-func (h *Handler) CancelOrder(c *fiber.Ctx) error {
-	id, err := parseID(c.Params("id"), "order")
-	if err != nil {
-		return err
-	}
-	st, err := h.loadState(c)
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	err = h.Store.CancelOrder(ctx, id, &db.Owner{ShopperID: st.shopper})
-	switch db.ErrorCode(err) {
-	case "":
-	case db.ENotFound:
-		return db.Errorf(db.ENotFound, "We could not find order #%d among your orders.", id)
-	case db.EOrderComplete:
-		return db.Errorf(db.EOrderComplete, "Order #%d is complete and can no longer be cancelled.", id)
-	default:
-		return err
-	}
-	f := components.Flash{Kind: components.FlashSuccess, Text: "Order #" + strconv.FormatInt(id, 10) + " is cancelled."}
-	if !isPartial(c) {
-		return h.afterPost(c, st, f, "/orders", nil)
-	}
-	v, err := h.ordersView(ctx, st)
-	if err != nil {
-		return err
-	}
-	return h.afterPost(c, st, f, "/orders", func(ch view.Chrome) templ.Component {
-		v.Chrome = ch
-		return view.OrdersPart(v)
-	})
 }
