@@ -1,6 +1,7 @@
 package db
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -49,6 +50,25 @@ func (m Money) String() string {
 // MarshalJSON writes the amount as a JSON string ("129.00").
 func (m Money) MarshalJSON() ([]byte, error) {
 	return []byte(`"` + m.String() + `"`), nil
+}
+
+// UnmarshalJSON reads the wire form back ("129.00"), for programs and
+// tests that decode the API's answers into Pet and Order; null leaves m as
+// it is. A number or any other string is refused.
+func (m *Money) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("an amount is a JSON string like \"129.00\": %w", err)
+	}
+	v, err := ParseMoney(s)
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
 }
 
 // Times is the amount of n units.
