@@ -23,6 +23,7 @@ const (
 	ECategoryInUse         = "category_in_use"
 	EPetHasOpenOrders      = "pet_has_open_orders"
 	EIdempotencyInProgress = "idempotency_in_progress"
+	ETooManyPhotos         = "too_many_photos"
 	EValidationFailed      = "validation_failed"
 	EIdempotencyKeyReused  = "idempotency_key_reused"
 	ERateLimited           = "rate_limited"

@@ -21,6 +21,10 @@ const MaxMoney Money = 999_999_999
 // moneyPattern is the request form of an amount (SPEC §14).
 var moneyPattern = regexp.MustCompile(`^\d{1,7}(\.\d{1,2})?$`)
 
+// moneyOutPattern is the response form of an amount: two decimals, and as
+// many whole digits as a total (unit price × up to 1,000 units) needs.
+var moneyOutPattern = regexp.MustCompile(`^\d{1,16}\.\d{2}$`)
+
 // ParseMoney reads an amount in the request form "129", "129.5" or
 // "129.00". Anything else is refused with why.
 func ParseMoney(s string) (Money, error) {
@@ -52,20 +56,29 @@ func (m Money) MarshalJSON() ([]byte, error) {
 	return []byte(`"` + m.String() + `"`), nil
 }
 
-// UnmarshalJSON reads the wire form back ("129.00"), for programs and
-// tests that decode the API's answers into Pet and Order; null leaves m as
-// it is. A number or any other string is refused.
+// UnmarshalJSON reads an amount written as a JSON string, in the response
+// form ("129.00", totals included) or the request form ("129.5"), so a
+// client decoding the API's Pet or Order (the tests among them) gets the
+// amount back. null leaves it as it is, as encoding/json does for numbers.
 func (m *Money) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		return nil
 	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("an amount is a JSON string like \"129.00\": %w", err)
+		return fmt.Errorf("money: want a JSON string such as \"129.00\", got %s", b)
+	}
+	if moneyOutPattern.MatchString(s) {
+		n, err := strconv.ParseInt(strings.Replace(s, ".", "", 1), 10, 64)
+		if err != nil {
+			return fmt.Errorf("money %q: %w", s, err)
+		}
+		*m = Money(n)
+		return nil
 	}
 	v, err := ParseMoney(s)
 	if err != nil {
-		return err
+		return fmt.Errorf("money %q: %w", s, err)
 	}
 	*m = v
 	return nil

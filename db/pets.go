@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -86,8 +85,7 @@ func (p *NewPet) Validate(today time.Time) error {
 		p.price = m
 	}
 	if p.Description.Has() {
-		p.Description.Value = strings.TrimSpace(p.Description.Value)
-		checkDescription(&pr, "description", p.Description.Value, MaxPetDescriptionLen)
+		trimDescription(&pr, "description", &p.Description.Value, MaxPetDescriptionLen)
 	}
 	if p.Breed.Has() {
 		checkName(&pr, "breed", &p.Breed.Value)

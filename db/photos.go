@@ -1,9 +1,13 @@
 package db
 
 import (
+	"context"
+	"crypto/sha256"
 	"database/sql/driver"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -89,4 +93,161 @@ func (ps Photos) Value() (driver.Value, error) {
 		return nil, err
 	}
 	return string(b), nil
+}
+
+// MaxPhotos is how many photos one pet may have (SPEC §14).
+const MaxPhotos = 8
+
+// Photo sizes, as their URLs name them.
+const (
+	PhotoLarge = "large"
+	PhotoThumb = "thumb"
+)
+
+// PhotoSize is one stored size of a photo: JPEG bytes and dimensions.
+type PhotoSize struct {
+	JPEG          []byte
+	Width, Height int
+}
+
+// NewPhoto is a processed upload: both sizes, re-encoded (web/photo).
+type NewPhoto struct {
+	Large, Thumb PhotoSize
+}
+
+// AddPhoto stores a photo as the last of the pet's and records
+// pet.updated. Errors: not_found (no such live pet), too_many_photos.
+func (s *Store) AddPhoto(ctx context.Context, petID int64, in NewPhoto) (*Photo, error) {
+	if len(in.Large.JPEG) == 0 || len(in.Thumb.JPEG) == 0 || in.Large.Width < 1 || in.Large.Height < 1 ||
+		in.Thumb.Width < 1 || in.Thumb.Height < 1 {
+		return nil, fmt.Errorf("add photo: both sizes are needed, got %dx%d and %dx%d",
+			in.Large.Width, in.Large.Height, in.Thumb.Width, in.Thumb.Height)
+	}
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	// The pet's lock serialises its photo changes, so the count is exact.
+	p, err := tx.lockPet(ctx, petID)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Photos) >= MaxPhotos {
+		return nil, Errorf(ETooManyPhotos, "Pet %d has %d photos already, the most a pet may have.", petID, len(p.Photos))
+	}
+	ph := Photo{Width: in.Large.Width, Height: in.Large.Height, ThumbWidth: in.Thumb.Width, ThumbHeight: in.Thumb.Height}
+	err = tx.get(ctx, &ph.ID, `INSERT INTO photos (pet_id, width, height, large, large_etag, thumb_width, thumb_height, thumb, thumb_etag, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+		petID, ph.Width, ph.Height, in.Large.JPEG, contentETag(in.Large.JPEG), ph.ThumbWidth, ph.ThumbHeight,
+		in.Thumb.JPEG, contentETag(in.Thumb.JPEG), tx.now)
+	if err != nil {
+		return nil, fmt.Errorf("insert photo: %w", err)
+	}
+	ph.URL, ph.ThumbURL = PhotoURL(ph.ID, PhotoLarge), PhotoURL(ph.ID, PhotoThumb)
+	p.Photos = append(p.Photos, ph)
+	if err := tx.writePhotos(ctx, p); err != nil {
+		return nil, err
+	}
+	return &ph, tx.Commit()
+}
+
+// DeletePhoto removes one of a pet's photos, bytes and all, and records
+// pet.updated. Errors: not_found (no such live pet, or not its photo).
+func (s *Store) DeletePhoto(ctx context.Context, petID, photoID int64) error {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	p, err := tx.lockPet(ctx, petID)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(p.Photos, func(ph Photo) bool { return ph.ID == photoID })
+	if i < 0 {
+		return notFound("Photo", photoID)
+	}
+	if _, err := tx.exec(ctx, `DELETE FROM photos WHERE id = $1 AND pet_id = $2`, photoID, petID); err != nil {
+		return fmt.Errorf("delete photo: %w", err)
+	}
+	p.Photos = slices.Delete(p.Photos, i, i+1)
+	if err := tx.writePhotos(ctx, p); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// ReorderPhotos puts a pet's photos in the order of ids, which must name
+// each of them once, and records pet.updated. Errors: not_found,
+// validation_failed (field "photos").
+func (s *Store) ReorderPhotos(ctx context.Context, petID int64, ids []int64) (*Pet, error) {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	p, err := tx.lockPet(ctx, petID)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]Photo, len(p.Photos))
+	for _, ph := range p.Photos {
+		byID[ph.ID] = ph
+	}
+	ordered := make(Photos, 0, len(ids))
+	for _, id := range ids {
+		ph, ok := byID[id]
+		if !ok {
+			return nil, Invalid("photos", "must name each of the pet's photos once")
+		}
+		delete(byID, id)
+		ordered = append(ordered, ph)
+	}
+	if len(byID) > 0 {
+		return nil, Invalid("photos", "must name each of the pet's photos once")
+	}
+	p.Photos = ordered
+	if err := tx.writePhotos(ctx, p); err != nil {
+		return nil, err
+	}
+	return p, tx.Commit()
+}
+
+// writePhotos stores p.Photos in the pets row and records pet.updated.
+func (tx *Tx) writePhotos(ctx context.Context, p *Pet) error {
+	if _, err := tx.exec(ctx, `UPDATE pets SET photos = $1, updated_at = $2 WHERE id = $3`, p.Photos, tx.now, p.ID); err != nil {
+		return fmt.Errorf("update photos: %w", err)
+	}
+	return tx.addEvent(ctx, EventPetUpdated, p)
+}
+
+// PhotoImage is one size of a photo as served.
+type PhotoImage struct {
+	JPEG []byte `db:"jpeg"`
+	// ETag is the strong entity tag of the bytes, quoted.
+	ETag string `db:"etag"`
+}
+
+// FindPhotoImage returns one size (PhotoLarge or PhotoThumb) of a photo of
+// a live pet; with tagOnly the bytes are left out, for a revalidation.
+// Errors: not_found (no such photo or size, or the pet was deleted).
+func (s *Store) FindPhotoImage(ctx context.Context, photoID int64, size string, tagOnly bool) (*PhotoImage, error) {
+	if size != PhotoLarge && size != PhotoThumb {
+		return nil, notFound("Photo", photoID)
+	}
+	bytes := "ph." + size
+	if tagOnly {
+		bytes = "NULL"
+	}
+	// size is one of two constants, never input, so it may name columns.
+	return findOne[PhotoImage](ctx, s.get, "photo", notFound("Photo", photoID),
+		`SELECT `+bytes+` AS jpeg, ph.`+size+`_etag AS etag FROM photos ph JOIN pets p ON p.id = ph.pet_id
+		WHERE ph.id = $1 AND p.deleted_at IS NULL`, photoID)
+}
+
+// contentETag is a strong entity tag for bytes: a hash of them, quoted.
+func contentETag(b []byte) string {
+	sum := sha256.Sum256(b)
+	return `"` + hex.EncodeToString(sum[:16]) + `"`
 }

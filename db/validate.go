@@ -47,12 +47,29 @@ func hasControl(s string) bool {
 // a line break (a textarea sends CRLF). PostgreSQL's text cannot hold NUL
 // at all; the rest would only ever be an attack on whoever reads it.
 func checkDescription(p *Problems, field string, s string, max int) {
+	checkText(p, field, s, s, max)
+}
+
+// trimDescription trims *s and checks it as checkDescription does, its
+// length once trimmed but its control characters before, as checkName
+// does: a tab or a U+0085 at an end is trimmable space to
+// strings.TrimSpace but a control character to SPEC §2 and to the API
+// document's pattern, which sees the text as sent.
+func trimDescription(p *Problems, field string, s *string, max int) {
+	raw := *s
+	*s = strings.TrimSpace(raw)
+	checkText(p, field, raw, *s, max)
+}
+
+// checkText is checkDescription of a text as sent (raw) and as it will be
+// kept (trimmed).
+func checkText(p *Problems, field, raw, trimmed string, max int) {
 	switch {
-	case !utf8.ValidString(s):
+	case !utf8.ValidString(raw):
 		p.Add(field, "must be valid UTF-8")
-	case utf8.RuneCountInString(s) > max:
+	case utf8.RuneCountInString(trimmed) > max:
 		p.Add(field, "must be at most %d characters", max)
-	case strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' }) >= 0:
+	case strings.IndexFunc(raw, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' }) >= 0:
 		p.Add(field, "must not contain control characters other than line breaks")
 	}
 }

@@ -28,6 +28,11 @@ func testAbuseAPI(t *testing.T, open dbtest.Open) {
 	name := func(s string) string {
 		return `{"name":` + s + `,"categoryId":` + handlerstest.Itoa(pet.CategoryID) + `}`
 	}
+	// profile is a NewPet with the members of SPEC §14 in extra (JSON).
+	profile := func(extra string) string {
+		return `{"name":"Rex","categoryId":` + handlerstest.Itoa(pet.CategoryID) + `,` + extra + `}`
+	}
+	petPath := "/api/pets/" + handlerstest.Itoa(pet.ID)
 	cases := []struct {
 		name       string
 		req        handlerstest.Req
@@ -102,6 +107,22 @@ func testAbuseAPI(t *testing.T, open dbtest.Open) {
 		{"null member", handlerstest.Req{Method: "POST", Path: "/api/pets", Body: `{"name":null,"categoryId":1}`}, 400, "bad_request", ""},
 		{"101 ids", handlerstest.Req{Method: "GET", Path: "/api/pets?ids=" + strings.TrimSuffix(strings.Repeat("1,", 101), ",")}, 400, "bad_request", ""},
 		{"huge Idempotency-Key", handlerstest.Req{Method: "POST", Path: "/api/categories", Body: `{"name":"Idem"}`, Header: map[string]string{"Idempotency-Key": strings.Repeat("k", 4096)}}, 400, "bad_request", ""},
+		// The selling fields of SPEC §14.
+		{"escaped NUL in a pet description", handlerstest.Req{Method: "POST", Path: "/api/pets", Body: profile(`"description":"a\u0000b"`)}, 422, "validation_failed", "description"},
+		{"C1 control ending a pet description", handlerstest.Req{Method: "PUT", Path: petPath, Body: profile(`"description":"Calm.\u0085"`)}, 422, "validation_failed", "description"},
+		{"escape in a pet description", handlerstest.Req{Method: "POST", Path: "/api/pets", Body: profile(`"description":"\u001b[2J"`)}, 422, "validation_failed", "description"},
+		{"invalid UTF-8 in a pet description", handlerstest.Req{Method: "POST", Path: "/api/pets", Body: []byte(profile("\"description\":\"R\xffx\""))}, 400, "bad_request", ""},
+		{"pet description of 60 KiB", handlerstest.Req{Method: "POST", Path: "/api/pets", Body: profile(`"description":"` + strings.Repeat("x", 60<<10) + `"`)}, 422, "validation_failed", "description"},
+		{"description as an object", handlerstest.Req{Method: "POST", Path: "/api/pets", Body: profile(`"description":{"text":"x"}`)}, 400, "bad_request", "description"},
+		{"escaped NUL in a breed", handlerstest.Req{Method: "PUT", Path: petPath, Body: profile(`"breed":"La\u0000b"`)}, 422, "validation_failed", "breed"},
+		{"escaped NUL in a birthDate", handlerstest.Req{Method: "POST", Path: "/api/pets", Body: profile(`"birthDate":"2020-01-01\u0000"`)}, 422, "validation_failed", "birthDate"},
+		{"birthDate of year 0", handlerstest.Req{Method: "POST", Path: "/api/pets", Body: profile(`"birthDate":"0000-01-01"`)}, 422, "validation_failed", "birthDate"},
+		{"birthDate in year 9999", handlerstest.Req{Method: "PUT", Path: petPath, Body: profile(`"birthDate":"9999-12-31"`)}, 422, "validation_failed", "birthDate"},
+		{"escaped NUL in a price", handlerstest.Req{Method: "POST", Path: "/api/pets", Body: profile(`"price":"1\u0000"`)}, 422, "validation_failed", "price"},
+		{"Arabic-Indic digits in a price", handlerstest.Req{Method: "POST", Path: "/api/pets", Body: profile(`"price":"\u0661\u0662"`)}, 422, "validation_failed", "price"},
+		{"price past int64", handlerstest.Req{Method: "PUT", Path: petPath, Body: profile(`"price":"99999999999999999999.99"`)}, 422, "validation_failed", "price"},
+		{"price as a huge number", handlerstest.Req{Method: "POST", Path: "/api/pets", Body: profile(`"price":1e400`)}, 400, "bad_request", "price"},
+		{"null price in a PUT", handlerstest.Req{Method: "PUT", Path: petPath, Body: profile(`"price":null`)}, 400, "bad_request", "price"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -119,9 +140,10 @@ func testAbuseAPI(t *testing.T, open dbtest.Open) {
 	}
 }
 
-// TestAbuseStoredVerbatim stores SQL and markup in names: they come back
-// exactly as sent, JSON-escaped in the JSON, and searching for them finds
-// them (and LIKE's wildcards are plain characters), on both databases.
+// TestAbuseStoredVerbatim stores SQL and markup in names, descriptions and
+// breeds: they come back exactly as sent, JSON-escaped in the JSON, and
+// searching for them finds them (and LIKE's wildcards are plain
+// characters), on both databases.
 func TestAbuseStoredVerbatim(t *testing.T) { dbtest.Each(t, testAbuseStoredVerbatim) }
 
 func testAbuseStoredVerbatim(t *testing.T, open dbtest.Open) {
@@ -134,16 +156,17 @@ func testAbuseStoredVerbatim(t *testing.T, open dbtest.Open) {
 		`100% _real_ \ cat`,
 	}
 	for _, n := range hostile {
-		r := a.Do(handlerstest.Req{Method: "POST", Path: "/api/pets", Key: a.Staff, Body: map[string]any{"name": n, "categoryId": rex.CategoryID}}).Want(t, 201)
+		r := a.Do(handlerstest.Req{Method: "POST", Path: "/api/pets", Key: a.Staff,
+			Body: map[string]any{"name": n, "categoryId": rex.CategoryID, "description": n + "\n" + n, "breed": n}}).Want(t, 201)
 		if strings.Contains(string(r.Body), "<script>") {
 			t.Errorf("JSON output carries raw markup: %s", r.Body)
 		}
 		var got struct{ ID int64 }
 		r.Decode(t, &got)
-		var back struct{ Name string }
+		var back struct{ Name, Description, Breed string }
 		a.Do(handlerstest.Req{Method: "GET", Path: "/api/pets/" + handlerstest.Itoa(got.ID), Key: a.Staff}).Want(t, 200).Decode(t, &back)
-		if back.Name != n {
-			t.Errorf("stored %q, read back %q", n, back.Name)
+		if back.Name != n || back.Description != n+"\n"+n || back.Breed != n {
+			t.Errorf("stored %q, read back %+v", n, back)
 		}
 	}
 	search := func(q string) []string {

@@ -162,12 +162,13 @@ func (a *fuzzApp) orderPath() string { return "/api/store/orders/" + handlerstes
 
 // FuzzNewPet fuzzes the NewPet body of POST /pets.
 func FuzzNewPet(f *testing.F) {
-	fuzzBody(f, "POST", func(*fuzzApp) string { return "/api/pets" }, `{"name":"Rex","categoryId":1}`)
+	fuzzBody(f, "POST", func(*fuzzApp) string { return "/api/pets" },
+		`{"name":"Rex","categoryId":1,"price":"129.5","description":"Calm.\nKind.","breed":"Labrador","birthDate":"2020-05-01"}`)
 }
 
 // FuzzUpdatePet fuzzes the NewPet body of PUT /pets/{petId}.
 func FuzzUpdatePet(f *testing.F) {
-	fuzzBody(f, "PUT", (*fuzzApp).petPath, `{"name":"Rex","categoryId":1,"status":"available"}`)
+	fuzzBody(f, "PUT", (*fuzzApp).petPath, `{"name":"Rex","categoryId":1,"status":"available","price":"0","description":null,"breed":"Mix"}`)
 }
 
 // FuzzNewCategory fuzzes the NewCategory body of POST /categories.

@@ -39,6 +39,7 @@ var statusOf = map[string]int{
 	db.EPetHasOpenOrders:      http.StatusConflict,
 	db.EIdempotencyInProgress: http.StatusConflict,
 	db.ETooManyOpenUnits:      http.StatusConflict,
+	db.ETooManyPhotos:         http.StatusConflict,
 	EEndpointSunset:           http.StatusGone,
 	EPayloadTooLarge:          http.StatusRequestEntityTooLarge,
 	EUnsupportedMediaType:     http.StatusUnsupportedMediaType,

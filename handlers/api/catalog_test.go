@@ -26,7 +26,7 @@ func TestCatalogAPI(t *testing.T) {
 		t.Run("created pets have defaults", func(t *testing.T) {
 			var got db.Pet
 			a.GetJSON(t, a.Customer, "/api/pets/"+handlerstest.Itoa(rex), &got)
-			if diff := cmp.Diff(db.Pet{ID: rex, Name: "Rex", CategoryID: dogs, Status: "available"}, got); diff != "" {
+			if diff := cmp.Diff(db.Pet{ID: rex, Name: "Rex", CategoryID: dogs, Status: "available", Currency: "EUR", Photos: db.Photos{}}, got); diff != "" {
 				t.Errorf("GET rex (-want +got):\n%s", diff)
 			}
 			a.WantStock(t, rex, 1, "available")
@@ -129,7 +129,7 @@ func TestCatalogAPI(t *testing.T) {
 			a.WantStock(t, busy, 1, "available")
 			var got db.Pet
 			a.GetJSON(t, a.Customer, rexPath, &got)
-			if diff := cmp.Diff(db.Pet{ID: rex, Name: "Rex", CategoryID: dogs, Status: "available"}, got); diff != "" {
+			if diff := cmp.Diff(db.Pet{ID: rex, Name: "Rex", CategoryID: dogs, Status: "available", Currency: "EUR", Photos: db.Photos{}}, got); diff != "" {
 				t.Errorf("rex (-want +got):\n%s", diff)
 			}
 		})

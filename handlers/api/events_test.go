@@ -9,17 +9,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"petstore/db/dbtest"
 	"petstore/handlers/handlerstest"
 )
 
 // TestAPIEventsOrderArrives places an order through the API while a staff
 // client holds GET /api/events open: order.created arrives within a
-// second, with the order as the API showed it.
+// second, with the order as the API showed it, price snapshot included.
 func TestAPIEventsOrderArrives(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		a := handlerstest.NewOn(t, open)
 		pet := a.SeedPet("Rex", 3)
+		a.Do(handlerstest.Req{Method: "PUT", Path: "/api/pets/" + handlerstest.Itoa(pet.ID), Key: a.Staff,
+			Body: map[string]any{"name": "Rex", "categoryId": pet.CategoryID, "price": "12.5"}}).Want(t, 200)
 		base := a.Listen()
 
 		req, _ := http.NewRequest("GET", base+"/api/events", nil)
@@ -83,8 +87,8 @@ func TestAPIEventsOrderArrives(t *testing.T) {
 				if err := json.Unmarshal([]byte(e.data), &got); err != nil || e.id == "" {
 					t.Fatalf("event %+v: %v", e, err)
 				}
-				if got["id"] != order["id"] || got["petId"] != order["petId"] || got["quantity"] != order["quantity"] || got["complete"] != false {
-					t.Fatalf("event data %v, want the order %v", got, order)
+				if diff := cmp.Diff(order, got); diff != "" || got["unitPrice"] != "12.50" || got["total"] != "12.50" || got["currency"] != "EUR" {
+					t.Fatalf("event data is not the order as placed, at 12.50 EUR (-order +event):\n%s", diff)
 				}
 				return
 			case <-deadline:

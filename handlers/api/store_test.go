@@ -32,7 +32,8 @@ func TestStoreOrdersAPI(t *testing.T) {
 				Body: map[string]any{"petId": rex, "quantity": 2, "shipDate": sent}}).Want(t, 201)
 			var got map[string]any
 			r.Decode(t, &got)
-			want := map[string]any{"id": got["id"], "petId": float64(rex), "quantity": float64(2), "shipDate": handlerstest.JSONTime(ship), "complete": false}
+			want := map[string]any{"id": got["id"], "petId": float64(rex), "quantity": float64(2), "shipDate": handlerstest.JSONTime(ship), "complete": false,
+				"unitPrice": "0.00", "total": "0.00", "currency": "EUR"}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("order (-want +got):\n%s", diff)
 			}
@@ -136,7 +137,8 @@ func TestStoreOrdersAPI(t *testing.T) {
 			r := a.Do(handlerstest.Req{Method: "PATCH", Path: "/api/store/orders/" + handlerstest.Itoa(id), Key: a.Staff, Body: map[string]any{"complete": true, "shipDate": ship}}).Want(t, 200)
 			var got map[string]any
 			r.Decode(t, &got)
-			want := map[string]any{"id": float64(id), "petId": float64(solo), "quantity": float64(1), "shipDate": ship, "complete": true}
+			want := map[string]any{"id": float64(id), "petId": float64(solo), "quantity": float64(1), "shipDate": ship, "complete": true,
+				"unitPrice": "0.00", "total": "0.00", "currency": "EUR"}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("completed order (-want +got):\n%s", diff)
 			}

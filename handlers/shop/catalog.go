@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
 	"petstore/db"
@@ -18,8 +19,9 @@ import (
 const pageSize = 12
 
 // Catalog is the catalog: GET /?q=&category=&status=&cursor=. htmx
-// gets #results for a filter change, or the next cards for "load more"
-// (a request with a cursor); browsers without JavaScript get whole pages.
+// gets #results and the result count (out of band) for a filter change,
+// or the next cards for "load more" (a request with a cursor); browsers
+// without JavaScript get whole pages.
 func (h *Handler) Catalog(c *fiber.Ctx) error {
 	f, err := catalogFilter(c)
 	if err != nil {
@@ -51,7 +53,7 @@ func (h *Handler) Catalog(c *fiber.Ctx) error {
 		if page.AfterID > 0 {
 			return web.Render(c, nil, view.CatalogMore(v))
 		}
-		return web.Render(c, nil, view.CatalogResults(v))
+		return web.Render(c, nil, templ.Join(view.CatalogResults(v), view.ResultsCountOOB(v)))
 	}
 	if v.Categories, _, err = h.Store.FindCategories(ctx, db.Page{Limit: db.MaxLimit}); err != nil {
 		return err

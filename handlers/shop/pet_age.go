@@ -2,11 +2,7 @@ package shop
 
 import (
 	"strconv"
-	"strings"
 	"time"
-
-	"petstore/db"
-	view "petstore/views/shop"
 )
 
 // petAge words a pet's age from its birth date (YYYY-MM-DD) on the day
@@ -45,30 +41,6 @@ func count(n int, unit string) string {
 	s := strconv.Itoa(n) + " " + unit
 	if n != 1 {
 		s += "s"
-	}
-	return s
-}
-
-// metaDescription sums a pet up for search results and link previews:
-// "Rex, Labrador, 2 years, €129.00. A gentle dog who…", at most about
-// 160 characters.
-func metaDescription(p *db.Pet, age string) string {
-	facts := []string{p.Name}
-	if p.Breed != nil && *p.Breed != "" {
-		facts = append(facts, *p.Breed)
-	} else {
-		facts = append(facts, p.CategoryName)
-	}
-	if age != "" {
-		facts = append(facts, age)
-	}
-	facts = append(facts, view.UnitPrice(p.Price, p.Currency))
-	s := strings.Join(facts, ", ") + "."
-	if p.Description != nil {
-		s += " " + strings.Join(strings.Fields(*p.Description), " ")
-	}
-	if r := []rune(s); len(r) > 160 {
-		s = strings.TrimSpace(string(r[:159])) + "…"
 	}
 	return s
 }

@@ -44,7 +44,6 @@ func (h *Handler) petView(c *fiber.Ctx, id int64) (*view.PetView, error) {
 		return nil, err
 	}
 	v := &view.PetView{Pet: p, InCart: st.cart.qty(id), Age: petAge(p.BirthDate, h.Store.Now())}
-	v.MetaDescription = metaDescription(p, v.Age)
 	if cat, err := h.Store.FindCategoryByID(ctx, p.CategoryID); err == nil && cat.Description != nil {
 		v.Description = *cat.Description
 	}

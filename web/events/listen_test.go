@@ -81,7 +81,7 @@ func TestPostgresNotifyWakesOtherInstance(t *testing.T) {
 	cat := mustCategory(t, b, "Dogs")
 	p := mustPet(t, b, cat.ID, "Rex")
 	f := st.nextEvent(t, time.Second)
-	if f.Event != db.EventPetCreated || !jsonEqual(t, f.Data, `{"id":`+itoa(p.ID)+`,"name":"Rex","categoryId":`+itoa(cat.ID)+`,"status":"available"}`) {
+	if f.Event != db.EventPetCreated || !jsonEqual(t, f.Data, `{"id":`+itoa(p.ID)+`,"name":"Rex","categoryId":`+itoa(cat.ID)+`,"status":"available","price":"0.00","currency":"EUR","photos":[]}`) {
 		t.Fatalf("event = %+v, want pet.created of pet %d", f, p.ID)
 	}
 }

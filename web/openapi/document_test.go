@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"petstore/db"
 	"petstore/db/dbtest"
 )
 
@@ -60,11 +63,13 @@ func TestMarkers(t *testing.T) {
 func TestSchemas(t *testing.T) {
 	doc := mustLoad(t)
 	for name, want := range map[string]string{
-		"Pet":             "categoryId,id,name,status",
+		"Pet":             "categoryId,currency,id,name,photos,price,status",
+		"Photo":           "height,id,thumbUrl,url,width",
 		"NewPet":          "categoryId,name",
 		"Category":        "id,name",
 		"NewCategory":     "name",
-		"Order":           "complete,id,petId,quantity",
+		"Order":           "complete,currency,id,petId,quantity,total,unitPrice",
+		"Customer":        "email,name",
 		"NewOrder":        "petId,quantity",
 		"InventoryItem":   "petId,quantity,status",
 		"InventoryUpdate": "quantity",
@@ -126,5 +131,32 @@ func TestDocumentWithSunset(t *testing.T) {
 	}
 	if !bytes.Contains(plain, []byte(`"x-sunset":"2027-06-30T00:00:00Z"`)) {
 		t.Error("Document() lost the default x-sunset")
+	}
+}
+
+// TestMoneySchemas: the document's amount patterns say what the store
+// does — MoneyInput accepts exactly what db.ParseMoney reads, and Money
+// fits every amount the store writes, totals of 1,000 units included.
+func TestMoneySchemas(t *testing.T) {
+	doc := mustLoad(t)
+	input := doc.Components.Schemas["MoneyInput"].Value
+	for _, s := range []string{"0", "0.00", "129", "129.5", "129.05", "9999999.99", "0000000.0",
+		"", ".5", "12.", "12.345", "-1", "+1", "1e3", "12345678", " 12", "12 ", "abc", "١٢", "1,50"} {
+		_, parseErr := db.ParseMoney(s)
+		docErr := input.VisitJSON(s)
+		if (parseErr == nil) != (docErr == nil) {
+			t.Errorf("%q: db.ParseMoney error %v, but the document's MoneyInput says %v", s, parseErr, docErr)
+		}
+	}
+	out := doc.Components.Schemas["Money"].Value
+	for _, m := range []db.Money{0, 1, 99, 100, 12950, db.MaxMoney, db.MaxMoney.Times(db.MaxOrderQuantity)} {
+		if err := out.VisitJSON(m.String(), openapi3.VisitAsResponse()); err != nil {
+			t.Errorf("%d as %q: not a Money of the document: %v", m, m.String(), err)
+		}
+	}
+	for _, s := range []string{"129", "129.5", "-1.00", "1.000"} {
+		if out.VisitJSON(s, openapi3.VisitAsResponse()) == nil {
+			t.Errorf("%q is a Money of the document; responses write exactly two decimals", s)
+		}
 	}
 }

@@ -50,7 +50,12 @@ func TestValidatorCheck(t *testing.T) {
 	}
 	const jsonCT = "application/json"
 	jsonH := apiHeader("application/json; charset=utf-8")
-	pet := `{"id":1,"name":"Rex","categoryId":2,"status":"available"}`
+	pet := `{"id":1,"name":"Rex","categoryId":2,"status":"available","price":"0.00","currency":"EUR","photos":[]}`
+	profile := `{"id":1,"name":"Rex","categoryId":2,"status":"available","price":"129.50","currency":"EUR",` +
+		`"description":"Calm.\nLoves walks.","breed":"Golden Retriever","birthDate":"2024-03-15",` +
+		`"photos":[{"id":3,"url":"/media/photos/3/large.jpg","thumbUrl":"/media/photos/3/thumb.jpg","width":1600,"height":1200}]}`
+	order := `{"id":5,"petId":1,"quantity":2,"complete":false,"unitPrice":"10.00","total":"20.00","currency":"EUR"}`
+	newPet := func(extra string) string { return `{"name":"Rex","categoryId":1` + extra + `}` }
 	// Header and body dates as the app writes them, around the present.
 	now := dbtest.Present(t).Truncate(time.Second)
 	deprecation := "@" + strconv.FormatInt(now.AddDate(0, -6, 0).Unix(), 10)
@@ -70,6 +75,20 @@ func TestValidatorCheck(t *testing.T) {
 		wantErr      bool
 	}{
 		{name: "OKPet", method: "GET", path: "/api/pets/1", status: 200, header: with(jsonH, "Deprecation", deprecation, "Sunset", sunset), respBody: pet},
+		{name: "OKPetWithProfile", method: "GET", path: "/api/pets/1", status: 200, header: with(jsonH, "Deprecation", deprecation, "Sunset", sunset), respBody: profile},
+		{name: "ErrPetPriceNumber", method: "GET", path: "/api/pets/1", status: 200, header: jsonH, respBody: strings.Replace(pet, `"0.00"`, `0`, 1), wantErr: true},
+		{name: "ErrPetPriceOneDecimal", method: "GET", path: "/api/pets/1", status: 200, header: jsonH, respBody: strings.Replace(pet, `"0.00"`, `"0.0"`, 1), wantErr: true},
+		{name: "ErrPetWithoutPhotos", method: "GET", path: "/api/pets/1", status: 200, header: jsonH, respBody: strings.Replace(pet, `,"photos":[]`, ``, 1), wantErr: true},
+		{name: "ErrPetWithoutCurrency", method: "GET", path: "/api/pets/1", status: 200, header: jsonH, respBody: strings.Replace(pet, `,"currency":"EUR"`, ``, 1), wantErr: true},
+		{name: "OKCreatePetWithProfile", method: "POST", path: "/api/pets", reqCT: jsonCT, reqBody: newPet(`,"price":"129.5","description":"Calm.\r\nKind.","breed":"Lab","birthDate":"2024-03-15"`), status: 201, header: with(jsonH, "Location", "/api/pets/1"), respBody: pet},
+		{name: "OKNullsClear", method: "PUT", path: "/api/pets/1", reqCT: jsonCT, reqBody: newPet(`,"description":null,"breed":null,"birthDate":null`), status: 200, header: jsonH, respBody: pet},
+		{name: "ErrPriceNumberAccepted", method: "POST", path: "/api/pets", reqCT: jsonCT, reqBody: newPet(`,"price":12`), status: 201, header: with(jsonH, "Location", "/api/pets/1"), respBody: pet, wantErr: true},
+		{name: "ErrPriceNullAccepted", method: "PUT", path: "/api/pets/1", reqCT: jsonCT, reqBody: newPet(`,"price":null`), status: 200, header: jsonH, respBody: pet, wantErr: true},
+		{name: "ErrPriceThreeDecimalsAccepted", method: "POST", path: "/api/pets", reqCT: jsonCT, reqBody: newPet(`,"price":"12.345"`), status: 201, header: with(jsonH, "Location", "/api/pets/1"), respBody: pet, wantErr: true},
+		{name: "ErrBellInDescriptionAccepted", method: "POST", path: "/api/pets", reqCT: jsonCT, reqBody: newPet(`,"description":"a\u0007b"`), status: 201, header: with(jsonH, "Location", "/api/pets/1"), respBody: pet, wantErr: true},
+		{name: "ErrEmptyBreedAccepted", method: "POST", path: "/api/pets", reqCT: jsonCT, reqBody: newPet(`,"breed":""`), status: 201, header: with(jsonH, "Location", "/api/pets/1"), respBody: pet, wantErr: true},
+		{name: "ErrBadBirthDateAccepted", method: "POST", path: "/api/pets", reqCT: jsonCT, reqBody: newPet(`,"birthDate":"15.03.2024"`), status: 201, header: with(jsonH, "Location", "/api/pets/1"), respBody: pet, wantErr: true},
+		{name: "OKPriceNumber400", method: "POST", path: "/api/pets", reqCT: jsonCT, reqBody: newPet(`,"price":12`), status: 400, header: jsonH, respBody: errBody("bad_request", 400)},
 		{name: "ErrPetWithoutName", method: "GET", path: "/api/pets/1", status: 200, header: jsonH, respBody: `{"id":1,"categoryId":2,"status":"available"}`, wantErr: true},
 		{name: "ErrPetBadStatus", method: "GET", path: "/api/pets/1", status: 200, header: jsonH, respBody: `{"id":1,"name":"Rex","categoryId":2,"status":"lost"}`, wantErr: true},
 		{name: "ErrUndocumentedStatus", method: "GET", path: "/api/pets/1", status: 418, header: jsonH, respBody: errBody("bad_request", 418), wantErr: true},
@@ -83,8 +102,11 @@ func TestValidatorCheck(t *testing.T) {
 		{name: "ErrBadLimitAccepted", method: "GET", path: "/api/pets?limit=0", status: 200, header: jsonH, respBody: `[]`, wantErr: true},
 		{name: "ErrBadPathIdAccepted", method: "GET", path: "/api/pets/0", status: 200, header: jsonH, respBody: pet, wantErr: true},
 		{name: "OKBadPathId400", method: "GET", path: "/api/pets/abc", status: 400, header: jsonH, respBody: errBody("bad_request", 400)},
-		{name: "OKCreateOrder", method: "POST", path: "/api/store/orders", reqCT: jsonCT, reqBody: `{"petId":1,"quantity":2}`, status: 201, header: with(jsonH, "Location", "/api/store/orders/5"), respBody: `{"id":5,"petId":1,"quantity":2,"complete":false}`},
-		{name: "OKReplayedOrder", method: "POST", path: "/api/store/orders", reqCT: jsonCT, reqBody: `{"petId":1,"quantity":2}`, status: 201, header: with(jsonH, "Location", "/api/store/orders/5", "Idempotent-Replayed", "true"), respBody: `{"id":5,"petId":1,"quantity":2,"complete":false,"shipDate":"` + shipDate + `"}`},
+		{name: "OKCreateOrder", method: "POST", path: "/api/store/orders", reqCT: jsonCT, reqBody: `{"petId":1,"quantity":2}`, status: 201, header: with(jsonH, "Location", "/api/store/orders/5"), respBody: order},
+		{name: "OKStorefrontOrder", method: "GET", path: "/api/store/orders/5", status: 200, header: jsonH, respBody: strings.Replace(order, `}`, `,"customer":{"name":"Ada","email":"ada@example.com","phone":"+44 20 7946 0000"}}`, 1)},
+		{name: "ErrOrderWithoutTotal", method: "GET", path: "/api/store/orders/5", status: 200, header: jsonH, respBody: strings.Replace(order, `,"total":"20.00"`, ``, 1), wantErr: true},
+		{name: "ErrCustomerWithoutEmail", method: "GET", path: "/api/store/orders/5", status: 200, header: jsonH, respBody: strings.Replace(order, `}`, `,"customer":{"name":"Ada"}}`, 1), wantErr: true},
+		{name: "OKReplayedOrder", method: "POST", path: "/api/store/orders", reqCT: jsonCT, reqBody: `{"petId":1,"quantity":2}`, status: 201, header: with(jsonH, "Location", "/api/store/orders/5", "Idempotent-Replayed", "true"), respBody: strings.Replace(order, `}`, `,"shipDate":"`+shipDate+`"}`, 1)},
 		{name: "OKInvalidOrder422", method: "POST", path: "/api/store/orders", reqCT: jsonCT, reqBody: `{"petId":1,"quantity":0}`, status: 422, header: jsonH, respBody: `{"code":"validation_failed","message":"m","status":422,"details":[{"field":"quantity","message":"must be 1 to 1000"}],"requestId":"req-1"}`},
 		{name: "ErrInvalidOrderAccepted", method: "POST", path: "/api/store/orders", reqCT: jsonCT, reqBody: `{"petId":1,"quantity":0}`, status: 201, header: jsonH, respBody: `{"id":5,"petId":1,"quantity":0,"complete":false}`, wantErr: true},
 		{name: "ErrUnknownFieldAccepted", method: "POST", path: "/api/pets", reqCT: jsonCT, reqBody: `{"name":"Rex","categoryId":1,"colour":"brown"}`, status: 201, header: jsonH, respBody: pet, wantErr: true},
