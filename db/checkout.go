@@ -203,7 +203,9 @@ var errCheckoutNotFound = Errorf(ENotFound, "No order matches that order number 
 // exist (SPEC §14).
 func (s *Store) FindCheckout(ctx context.Context, id int64, email string) (*Checkout, error) {
 	email = foldEmail(email)
-	if id < 1 || email == "" {
+	// What is not an address no checkout has; asking would only make
+	// PostgreSQL refuse text it cannot hold (NUL, bytes that are not UTF-8).
+	if id < 1 || emailProblem(email) != "" {
 		return nil, errCheckoutNotFound
 	}
 	c, err := findOne[Checkout](ctx, s.get, "checkout", errCheckoutNotFound,
@@ -216,6 +218,26 @@ func (s *Store) FindCheckout(ctx context.Context, id int64, email string) (*Chec
 		return nil, err
 	}
 	c.Orders = orders
+	return c, nil
+}
+
+// FindCheckoutByID returns the checkout numbered id with its open and
+// complete orders, whoever placed it: the storefront shows it only to the
+// browser that placed it (ShopperID) or that proved its number and email
+// in this session, and checks that itself. Errors: not_found.
+func (s *Store) FindCheckoutByID(ctx context.Context, id int64) (*Checkout, error) {
+	notFound := Errorf(ENotFound, "No order has the number %d.", id)
+	if id < 1 {
+		return nil, notFound
+	}
+	c, err := findOne[Checkout](ctx, s.get, "checkout", notFound,
+		`SELECT id, shopper_id, name, email, COALESCE(phone, '') AS phone, created_at FROM checkouts WHERE id = $1`, id)
+	if err != nil {
+		return nil, err
+	}
+	if c.Orders, err = s.findCheckoutOrders(ctx, c.ID); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 

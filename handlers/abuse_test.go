@@ -219,6 +219,16 @@ func testAbuseEscapedInPages(t *testing.T, open dbtest.Open) {
 	for _, path := range []string{"/", "/pets/" + handlerstest.Itoa(pet.ID), "/?q=" + url.QueryEscape(evil)} {
 		check("storefront "+path, a.Do(handlerstest.Req{Method: "GET", Path: path}).Want(t, 200).Body)
 	}
+	// A buyer may be called anything printable: the confirmation, My
+	// orders and the lookup show it (and the pet's name) as text.
+	shopper := handlerstest.NewShopClient(t, a)
+	shopper.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(pet.ID), "quantity", "1")).WantRedirect("/cart")
+	n := handlerstest.Itoa(shopper.Checkout(handlerstest.Buyer("name", evil)))
+	for _, path := range []string{"/orders/confirmation/" + n, "/orders"} {
+		check("storefront "+path, []byte(shopper.Get(path).WantStatus(200).Body))
+	}
+	shopper.Post("/orders/lookup", handlerstest.Form("number", n, "email", "ada@example.com")).WantRedirect("/orders/lookup/" + n)
+	check("storefront lookup", []byte(shopper.Get("/orders/lookup/"+n).WantStatus(200).Body))
 	b := a.SignedIn(t)
 	for _, path := range []string{"/staff/catalog", "/staff/inventory", "/staff/keys"} {
 		check("console "+path, b.Get(path).WantStatus(200).Body)

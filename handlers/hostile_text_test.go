@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -113,4 +114,44 @@ func petForm(pet *db.Pet, field, value string) url.Values {
 		"price": {"129.00"}, "description": {"Calm."}, "breed": {"Beagle"}, "birthDate": {"2020-01-01"}}
 	f.Set(field, value)
 	return f
+}
+
+// The checkout's details and the order lookup (SPEC §14) take the same
+// text: each field comes back refused with its message, the page echoes
+// none of it raw, and nothing is placed, on both databases.
+func TestHostileTextInCheckoutAndLookup(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		a := handlerstest.NewOn(t, open)
+		pet := a.SeedPet("Rex", 2)
+		s := handlerstest.NewShopClient(t, a)
+		s.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(pet.ID), "quantity", "1")).WantRedirect("/cart")
+		clean := func(where string, r *handlerstest.ShopPage) {
+			t.Helper()
+			if !utf8.ValidString(r.Body) || strings.ContainsAny(r.Body, "\x00\x1b\x7f\u0085") {
+				t.Errorf("%s: the page echoes the raw text", where)
+			}
+		}
+		for _, field := range []string{"name", "email", "phone", "date"} {
+			for _, v := range []string{"Ada\x00", "Ad\xffa", "\x1b[2J", "Ada\u0085"} {
+				for _, hx := range []bool{false, true} {
+					where := fmt.Sprintf("checkout %s=%q (htmx %v)", field, v, hx)
+					r := s.Post("/checkout", handlerstest.Buyer(field, v), hx).WantStatus(http.StatusUnprocessableEntity)
+					if r.Text("error-"+field) == "" {
+						t.Errorf("%s: no message by the field", where)
+					}
+					clean(where, r)
+				}
+			}
+		}
+		if n := handlerstest.CountRows(t, a, "orders"); n != 0 {
+			t.Fatalf("%d orders placed", n)
+		}
+		n := s.Checkout(nil)
+		for _, v := range []string{"ada@example.com\x00", "ad\xffa@example.com", "\x1b[2J", "ada\u0085@example.com"} {
+			r := s.Post("/orders/lookup", handlerstest.Form("number", handlerstest.Itoa(n), "email", v)).WantStatus(http.StatusNotFound)
+			clean(fmt.Sprintf("lookup email=%q", v), r)
+			r = s.Post("/orders/lookup", handlerstest.Form("number", v, "email", "ada@example.com")).WantStatus(http.StatusUnprocessableEntity)
+			clean(fmt.Sprintf("lookup number=%q", v), r)
+		}
+	})
 }

@@ -153,6 +153,14 @@ func (h *Handler) Routes(app *fiber.App) {
 	app.Post("/checkout", chain(s.Checkout)...)
 	app.Get("/orders", chain(s.Orders)...)
 	app.Post("/orders/:id/cancel", chain(s.CancelOrder)...)
+	app.Get("/orders/confirmation/:checkoutId", chain(s.Confirmation)...)
+	// Find an order by its number and email (SPEC §14): the checkouts a
+	// session proved are kept in its cookie, and only those are shown and
+	// cancelled through the lookup.
+	app.Get("/orders/lookup", chain(s.Lookup)...)
+	app.Post("/orders/lookup", chain(s.FindOrder)...)
+	app.Get("/orders/lookup/:checkoutId", chain(s.LookupResult)...)
+	app.Post("/orders/lookup/:checkoutId/orders/:id/cancel", chain(s.LookupCancel)...)
 
 	// Any other path: 404, on the console's page under /staff, else on
 	// the shop's plain one.

@@ -65,11 +65,15 @@ func TestSweepPages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		checkout, err := a.Store.PlaceCheckout(ctx, "sweep", 10, sweepBuyer, []db.NewOrder{{PetID: &pet.ID, Quantity: handlerstest.Ptr(int64(1))}})
+		if err != nil {
+			t.Fatal(err)
+		}
 		// The valid id of every path parameter the pages use: a route
 		// with a parameter not listed here fails the sweep until it is.
 		valid := map[string]string{
 			"id": handlerstest.Itoa(pet.ID), "petId": handlerstest.Itoa(pet.ID), "categoryId": handlerstest.Itoa(pet.CategoryID),
-			"keyId": handlerstest.Itoa(a.CustID), "orderId": handlerstest.Itoa(order.ID), "photoId": handlerstest.Itoa(photo.ID),
+			"keyId": handlerstest.Itoa(a.CustID), "orderId": handlerstest.Itoa(order.ID), "photoId": handlerstest.Itoa(photo.ID), "checkoutId": handlerstest.Itoa(checkout.ID),
 		}
 		signedIn := a.SignedIn(t) // before listening: it uses app.Test
 		var cookies []*http.Cookie
@@ -128,7 +132,10 @@ func TestSweepPages(t *testing.T) {
 // with a valid value each (ids are filled in per route); a field a route
 // does not read is ignored by it.
 var sweepFields = []string{"name", "description", "role", "plan", "perMinute", "perDay", "status", "categoryId", "quantity", "pet_id",
-	"price", "breed", "birthDate"}
+	"price", "breed", "birthDate", "email", "phone", "date", "number"}
+
+// sweepBuyer is a storefront buyer for the checkouts the sweep places.
+var sweepBuyer = db.NewCheckout{Name: "Sweep", Email: "sweep@example.com"}
 
 // sweepTexts are hostile form values: what PostgreSQL's text cannot hold,
 // control characters, a value past every limit and numbers no field takes.
@@ -141,8 +148,17 @@ var sweepTexts = []string{"a\x00b", "\xff\xfe", "\x1b[31mred", "\u0085", strings
 // deletes (a pet, a key) does not blunt the next.
 func TestSweepForms(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
-		a := handlerstest.NewOn(t, open)
+		// The storefront's posts count against a per-client limit (60 a
+		// minute): each comes from another client (X-Forwarded-For from
+		// app.Test's peer, trusted here), so the sweep reaches every form
+		// instead of the 429 page.
+		a := handlerstest.NewOn(t, open, handlerstest.WithProxies(t, "0.0.0.0"))
 		b := a.SignedIn(t)
+		clients := 0
+		newClient := func() {
+			clients++
+			b.Header["X-Forwarded-For"] = fmt.Sprintf("10.%d.%d.%d", clients>>16&255, clients>>8&255, clients&255)
+		}
 		ctx := context.Background()
 		routes := sweepRoutesOf(a.App, fiber.MethodPost)
 		if len(routes) < 10 {
@@ -159,15 +175,22 @@ func TestSweepForms(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, key := a.IssueKey("sweep "+handlerstest.Itoa(int64(i)), db.RoleCustomer, db.PlanFree, 0, 0)
+			checkout, err := a.Store.PlaceCheckout(ctx, "sweep", 1000, sweepBuyer, []db.NewOrder{{PetID: &pet.ID, Quantity: handlerstest.Ptr(int64(1))}})
+			if err != nil {
+				t.Fatal(err)
+			}
 			valid := map[string]string{
 				"id":    handlerstest.Itoa(order.ID), // the storefront's /orders/:id/cancel
 				"petId": handlerstest.Itoa(pet.ID), "categoryId": handlerstest.Itoa(pet.CategoryID),
 				"keyId": handlerstest.Itoa(key.ID), "orderId": handlerstest.Itoa(order.ID),
+				"checkoutId": handlerstest.Itoa(checkout.ID),
 			}
 			fields := map[string]string{
 				"name": "Sweep " + handlerstest.Itoa(int64(i)), "description": "Fine.", "role": db.RoleCustomer, "plan": db.PlanFree,
 				"status": db.StatusAvailable, "categoryId": handlerstest.Itoa(pet.CategoryID), "quantity": "1", "pet_id": handlerstest.Itoa(pet.ID),
 				"price": "129.00", "breed": "Beagle", "birthDate": a.Clock.Now().AddDate(-1, 0, 0).Format(time.DateOnly),
+				"email": sweepBuyer.Email, "phone": "+1 555 0100", "date": a.Clock.Now().UTC().AddDate(0, 0, 1).Format(time.DateOnly),
+				"number": handlerstest.Itoa(checkout.ID),
 			}
 			// The token of the area the route belongs to.
 			if strings.HasPrefix(route, "/staff") {
@@ -180,10 +203,21 @@ func TestSweepForms(t *testing.T) {
 					t.Fatalf("the catalog carries no CSRF token: %q", hx)
 				}
 				b.CSRF = h["X-CSRF-Token"]
+				// The lookup's cancel acts on a checkout this session
+				// proved: prove this route's, and cancel its own order.
+				if strings.HasPrefix(route, "/orders/lookup/") {
+					newClient()
+					proof := url.Values{"number": {handlerstest.Itoa(checkout.ID)}, "email": {sweepBuyer.Email}}
+					if p := b.Send(http.MethodPost, "/orders/lookup", proof, false); p.Status != http.StatusSeeOther {
+						t.Fatalf("lookup of checkout %d: %d", checkout.ID, p.Status)
+					}
+					valid["id"] = handlerstest.Itoa(checkout.Orders[0].ID)
+				}
 			}
 			post := func(path string, form url.Values, modes ...bool) {
 				t.Helper()
 				for _, htmx := range modes {
+					newClient()
 					p := b.Send(http.MethodPost, path, form, htmx)
 					statuses[p.Status]++
 					if p.Status >= 500 {
@@ -219,6 +253,9 @@ func TestSweepForms(t *testing.T) {
 		// re-shown forms (422) and the rest succeeded or redirected.
 		if statuses[http.StatusUnprocessableEntity] == 0 || statuses[http.StatusForbidden] > len(sweepBadIDs)*4 {
 			t.Errorf("answers %v: the sweep did not get past CSRF to the forms", statuses)
+		}
+		if statuses[http.StatusTooManyRequests] > 0 {
+			t.Errorf("answers %v: the form limit stopped the sweep", statuses)
 		}
 	})
 }

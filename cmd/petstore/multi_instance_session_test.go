@@ -108,7 +108,7 @@ func TestMultiInstanceSession(t *testing.T) {
 		t.Errorf("A's cart page has another CSRF token than the session's")
 	}
 
-	checkout := visitor.visit("POST", b.base+"/checkout", url.Values{"_csrf": {token}})
+	checkout := visitor.visit("POST", b.base+"/checkout", url.Values{"_csrf": {token}, "name": {"Ada Lovelace"}, "email": {"ada@example.com"}})
 	if checkout.status != http.StatusSeeOther {
 		t.Fatalf("B's checkout with A's session: %d\n%s", checkout.status, checkout.body)
 	}

@@ -82,7 +82,9 @@ func TestShopBrowser(t *testing.T) {
 	sb.addToCart(2)
 	sb.waitText(`#cart-count`, "6")
 	sb.setStock(nala.ID, 1)
-	browse(t, ctx, chromedp.Navigate(ts.URL+"/cart"), chromedp.Click(chromedp.CSS(`[data-testid="checkout"]`)))
+	browse(t, ctx, chromedp.Navigate(ts.URL+"/cart"), chromedp.WaitVisible(chromedp.CSS(`#checkout-form`)))
+	sb.fillDetails("Ada Lovelace", "ada@example.com", "", "")
+	browse(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="checkout"]`)))
 	sb.waitText(`[data-pet-id="`+fmtID(nala.ID)+`"] [data-testid="line-error"]`, "Only 1 left.")
 	sb.waitText(`[data-testid="cart-error"]`, "Nothing was ordered.")
 	screenshot(t, ctx, "cart-checkout-failed")
@@ -92,13 +94,20 @@ func TestShopBrowser(t *testing.T) {
 	browse(t, ctx, chromedp.Click(chromedp.CSS(`[data-pet-id="`+fmtID(nala.ID)+`"] [data-testid="line-remove"]`)))
 	sb.waitJS(`!document.querySelector('[data-pet-id="` + fmtID(nala.ID) + `"]')`)
 
-	// Checkout: HX-Redirect to My orders, with the message.
+	// The details typed survived the line's htmx swap. Checkout:
+	// HX-Redirect to the confirmation, then My orders.
+	if got := read(t, ctx, chromedp.Evaluate[string](`document.querySelector("#checkout-email").value`)); got != "ada@example.com" {
+		t.Errorf("email after removing a line = %q", got)
+	}
 	browse(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="checkout"]`)))
-	sb.waitLocation("/orders")
-	sb.waitText(`#flash`, "Thank you! Your order is placed")
+	sb.waitLocation("/orders/confirmation/")
+	sb.waitText(`[data-testid="confirmation-heading"]`, "Thank you, Ada Lovelace!")
 	sb.waitText(`#cart-count`, "0")
-	if got := sb.texts(`[data-testid="open-orders"] [data-testid="order-pet"]`); !slices.Equal(got, []string{"Max", "Bella"}) {
-		t.Errorf("open orders = %q, want [Max Bella]", got)
+	browse(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="nav-orders"]`)))
+	sb.waitLocation("/orders")
+	sb.waitJS(`!!document.querySelector('[data-testid="orders"]')`)
+	if got := sb.texts(`[data-testid="order"][data-state="open"] [data-testid="order-pet"]`); !slices.Equal(got, []string{"Bella", "Max"}) {
+		t.Errorf("open orders = %q, want [Bella Max]", got)
 	}
 	screenshot(t, ctx, "orders")
 	if got := sb.stock(bella.ID); got != 0 {
@@ -106,9 +115,9 @@ func TestShopBrowser(t *testing.T) {
 	}
 
 	// Cancel Bella's order: the list updates in place, the stock returns.
-	browse(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="open-orders"] li:last-child [data-testid="cancel"]`)))
+	browse(t, ctx, chromedp.Click(chromedp.CSS(sb.cancelOf(bella.ID))))
 	sb.waitText(`#flash`, "is cancelled.")
-	sb.waitJS(`document.querySelectorAll('[data-testid="open-orders"] [data-testid="order"]').length === 1`)
+	sb.waitJS(`document.querySelectorAll('[data-testid="order"][data-state="open"]').length === 1`)
 	if got := sb.stock(bella.ID); got != 2 {
 		t.Errorf("Bella's stock = %d after cancel, want 2", got)
 	}
@@ -185,17 +194,19 @@ func TestShopBrowserNoJS(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-pet-id="`+fmtID(max.ID)+`"] [data-testid="line-update"]`)))
 	sb.waitText(`#flash`, "Updated Max to 2.")
 	screenshot(t, ctx, "cart")
+	sb.fillDetails("Ada Lovelace", "ada@example.com", "", "")
 	sb.navigate(chromedp.Click(chromedp.CSS(`[data-testid="checkout"]`)))
-	sb.waitLocation("/orders")
-	sb.waitText(`#flash`, "Thank you! Your order is placed")
-	if got := sb.texts(`[data-testid="open-orders"] [data-testid="order-pet"]`); !slices.Equal(got, []string{"Max", "Bella"}) {
+	sb.waitLocation("/orders/confirmation/")
+	sb.waitText(`[data-testid="confirmation-heading"]`, "Thank you, Ada Lovelace!")
+	sb.navigate(chromedp.Click(chromedp.CSS(`[data-testid="nav-orders"]`)))
+	if got := sb.texts(`[data-testid="order"][data-state="open"] [data-testid="order-pet"]`); !slices.Equal(got, []string{"Bella", "Max"}) {
 		t.Errorf("open orders = %q", got)
 	}
 
 	// Cancel: POST, 303 back to My orders.
-	sb.navigate(chromedp.Click(chromedp.CSS(`[data-testid="open-orders"] li:last-child [data-testid="cancel"]`)))
+	sb.navigate(chromedp.Click(chromedp.CSS(sb.cancelOf(bella.ID))))
 	sb.waitText(`#flash`, "is cancelled.")
-	if got := sb.texts(`[data-testid="open-orders"] [data-testid="order-pet"]`); !slices.Equal(got, []string{"Max"}) {
+	if got := sb.texts(`[data-testid="order"][data-state="open"] [data-testid="order-pet"]`); !slices.Equal(got, []string{"Max"}) {
 		t.Errorf("open orders after cancel = %q", got)
 	}
 	if got := sb.stock(bella.ID); got != 2 {
@@ -321,6 +332,25 @@ func (b *shopBrowser) addToCart(qty int) {
 		chromedp.WaitVisible(chromedp.CSS(`#quantity`)),
 		chromedp.SetValue(chromedp.CSS(`#quantity`), strconv.Itoa(qty)),
 		chromedp.Click(chromedp.CSS(`[data-testid="add-to-cart"]`)))
+}
+
+// fillDetails types the checkout form's fields (date as YYYY-MM-DD, the
+// value a date input holds whatever the browser's locale).
+func (b *shopBrowser) fillDetails(name, email, phone, date string) {
+	b.t.Helper()
+	// DevTools sets them (chromedp.SetValue refuses ""), with page
+	// scripts off too.
+	js := ""
+	for id, v := range map[string]string{"name": name, "email": email, "phone": phone, "date": date} {
+		js += `document.querySelector("#checkout-` + id + `").value = ` + strconv.Quote(v) + `;`
+	}
+	browse(b.t, b.ctx, chromedp.WaitVisible(chromedp.CSS(`#checkout-form`)), chromedp.Evaluate[chromedp.Void](js))
+}
+
+// cancelOf is the cancel button of the open order of a pet in a list of
+// orders.
+func (b *shopBrowser) cancelOf(petID int64) string {
+	return `[data-testid="order"][data-state="open"]:has(a[href="/pets/` + fmtID(petID) + `"]) [data-testid="cancel"]`
 }
 
 // setLine sets a cart line's quantity with its Update button.

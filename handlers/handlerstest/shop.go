@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -255,6 +257,52 @@ func PetStock(t *testing.T, a *App, petID int64) int64 {
 		t.Fatal(err)
 	}
 	return p.Stock
+}
+
+// Buyer is a valid checkout form (SPEC §14's details: name, email and
+// phone, no preferred date); pairs change or add fields.
+func Buyer(kv ...string) url.Values {
+	v := Form("name", "Ada Lovelace", "email", "ada@example.com", "phone", "+44 20 7946 0000")
+	for i := 0; i+1 < len(kv); i += 2 {
+		v.Set(kv[i], kv[i+1])
+	}
+	return v
+}
+
+// Checkout places the cart with the details in form (Buyer() when nil)
+// and returns the order number the confirmation shows, failing the test
+// unless the answer sends the shopper there.
+func (s *ShopClient) Checkout(form url.Values, hx ...bool) int64 {
+	s.T.Helper()
+	if form == nil {
+		form = Buyer()
+	}
+	return s.Post("/checkout", form, hx...).ConfirmationNumber()
+}
+
+// confirmationPath is where a checkout sends the shopper.
+var confirmationPath = regexp.MustCompile(`^/orders/confirmation/([0-9]+)$`)
+
+// ConfirmationNumber fails unless the answer sends the shopper to a
+// checkout's confirmation (a 303 for a form, HX-Redirect for htmx) and
+// returns the checkout's order number.
+func (r *ShopPage) ConfirmationNumber() int64 {
+	r.T.Helper()
+	to := r.Header.Get("Location")
+	if r.Header.Get("HX-Redirect") != "" && r.Status == http.StatusOK {
+		to = r.Header.Get("HX-Redirect")
+	} else if r.Status != http.StatusSeeOther {
+		r.T.Fatalf("status = %d, want a 303 to the confirmation; body:\n%s", r.Status, r.Body)
+	}
+	m := confirmationPath.FindStringSubmatch(to)
+	if m == nil {
+		r.T.Fatalf("sent to %q, want /orders/confirmation/{number}", to)
+	}
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil {
+		r.T.Fatal(err)
+	}
+	return n
 }
 
 // Form builds url.Values from pairs.

@@ -1,7 +1,6 @@
 package shop
 
 import (
-	"context"
 	"strconv"
 
 	"github.com/a-h/templ"
@@ -13,18 +12,28 @@ import (
 	"petstore/web"
 )
 
-// Cart is the cart page: GET /cart.
+// Cart is the cart page: GET /cart, with the checkout form.
 func (h *Handler) Cart(c *fiber.Ctx) error {
-	return showPage(h, c, view.NavCart, h.cartView, func(v view.CartView, ch view.Chrome) templ.Component {
-		v.Chrome = ch
-		return view.CartPage(v)
-	})
+	st, err := h.loadState(c)
+	if err != nil {
+		return err
+	}
+	v, err := h.cartView(c, st)
+	if err != nil {
+		return err
+	}
+	if v.Chrome, err = h.pageChrome(c, view.NavCart); err != nil {
+		return err
+	}
+	return web.Render(c, view.CartPage(v), nil)
 }
 
-// cartView joins the cart's lines with their pets; a pet that left the
-// catalog keeps its line, with Pet nil, until the shopper removes it.
-func (h *Handler) cartView(ctx context.Context, st *shopState) (view.CartView, error) {
-	v := view.CartView{}
+// cartView joins the cart's lines with their pets (and so their prices
+// today); a pet that left the catalog keeps its line, with Pet nil, until
+// the shopper removes it. The checkout form comes with it (detailsForm).
+func (h *Handler) cartView(c *fiber.Ctx, st *shopState) (view.CartView, error) {
+	ctx := c.UserContext()
+	v := view.CartView{Currency: h.Store.Currency, Form: h.detailsForm(c, st)}
 	if len(st.cart) == 0 {
 		return v, nil
 	}
@@ -63,8 +72,8 @@ func (h *Handler) renderCart(c *fiber.Ctx, st *shopState, v view.CartView, statu
 }
 
 // cartFragment makes the cart fragment for afterPost.
-func (h *Handler) cartFragment(ctx context.Context, st *shopState) (func(view.Chrome) templ.Component, error) {
-	v, err := h.cartView(ctx, st)
+func (h *Handler) cartFragment(c *fiber.Ctx, st *shopState) (func(view.Chrome) templ.Component, error) {
+	v, err := h.cartView(c, st)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +103,7 @@ func (h *Handler) lineOf(c *fiber.Ctx) (st *shopState, i int, err error) {
 // cartChanged ends a successful cart post with the cart and the message
 // (afterPost).
 func (h *Handler) cartChanged(c *fiber.Ctx, st *shopState, text string) error {
-	frag, err := h.cartFragment(c.UserContext(), st)
+	frag, err := h.cartFragment(c, st)
 	if err != nil {
 		return err
 	}
@@ -108,7 +117,7 @@ func (h *Handler) UpdateLine(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v, err := h.cartView(c.UserContext(), st)
+	v, err := h.cartView(c, st)
 	if err != nil {
 		return err
 	}

@@ -207,7 +207,7 @@ func TestShopCSRF(t *testing.T) {
 	// Another browser's token does not work either.
 	other := handlerstest.NewShopClient(t, a)
 	c.Post("/cart", handlerstest.Form("pet_id", rex, "quantity", "1", "_csrf", other.CSRF)).WantStatus(http.StatusForbidden)
-	for _, path := range []string{"/checkout", "/orders/1/cancel", "/cart/lines/" + rex} {
+	for _, path := range []string{"/checkout", "/orders/1/cancel", "/cart/lines/" + rex, "/orders/lookup", "/orders/lookup/1/orders/1/cancel"} {
 		c.Post(path, handlerstest.Form("_csrf", "x")).WantStatus(http.StatusForbidden)
 	}
 	if c.Get("/cart").TestID("cart-empty").Length() != 1 {

@@ -4,20 +4,22 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"petstore/db"
-	"petstore/views/components"
 	view "petstore/views/shop"
 	"petstore/web"
 )
 
-// Checkout places every cart line in one transaction
-// (Store.PlaceCheckout, all or nothing): POST /checkout. On success the
-// cart empties and the shopper lands on My orders with a message; on
-// failure the cart stays as it was and the line at fault says why (422),
-// or, past the cap on open units, the cart says so (409).
+// Checkout places every cart line in one transaction with the buyer's
+// details (Store.PlaceCheckout, all or nothing): POST /checkout with name,
+// email, phone and date (SPEC §14). On success the cart empties, the
+// details are remembered for next time and the shopper lands on the
+// confirmation. On failure the cart stays as it was and comes back with
+// what to fix and the details as typed: the fields at fault (422), the
+// line at fault (422), or, past the cap on open units, the cart (409).
 func (h *Handler) Checkout(c *fiber.Ctx) error {
 	st, err := h.loadState(c)
 	if err != nil {
@@ -25,56 +27,115 @@ func (h *Handler) Checkout(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	if len(st.cart) == 0 {
-		return h.renderCart(c, st, view.CartView{Error: "Your cart is empty: add a pet first."}, fiber.StatusUnprocessableEntity)
+		v := view.CartView{Error: "Your cart is empty: add a pet first.", Currency: h.Store.Currency, Form: h.detailsForm(c, st)}
+		return h.renderCart(c, st, v, fiber.StatusUnprocessableEntity)
 	}
 	lines := make([]db.NewOrder, len(st.cart))
 	for i, l := range st.cart {
 		lines[i] = db.NewOrder{PetID: &l.PetID, Quantity: &l.Qty}
 	}
-	buyer := db.NewCheckout{Name: c.FormValue("name"), Email: c.FormValue("email"), Phone: c.FormValue("phone"), PreferredDate: c.FormValue("date")}
+	buyer := db.NewCheckout{
+		Name: c.FormValue(view.FieldName), Email: c.FormValue(view.FieldEmail),
+		Phone: c.FormValue(view.FieldPhone), PreferredDate: c.FormValue(view.FieldDate),
+	}
 	checkout, err := h.Store.PlaceCheckout(ctx, st.shopper, h.MaxOpenUnits, buyer, lines)
+	if err != nil {
+		return h.checkoutRefused(c, st, err)
+	}
+	if h.Metrics != nil {
+		h.Metrics.OrdersPlaced(len(checkout.Orders))
+	}
+	st.cart = nil
+	rememberBuyer(st, checkout)
+	if err := h.saveState(c, st); err != nil {
+		return err
+	}
+	to := view.ConfirmationURL(checkout.ID)
+	if isPartial(c) {
+		c.Set("HX-Redirect", to)
+		return c.SendStatus(fiber.StatusOK)
+	}
+	return c.Redirect(to, fiber.StatusSeeOther)
+}
+
+// checkoutRefused answers a checkout PlaceCheckout refused with the cart,
+// the details as typed and why: the cap on open units (409), a line
+// (422), the buyer's details (422, a message by each field). Any other
+// error is returned as it is.
+func (h *Handler) checkoutRefused(c *fiber.Ctx, st *shopState, err error) error {
+	v, verr := h.cartView(c, st)
+	if verr != nil {
+		return verr
+	}
 	if db.ErrorCode(err) == db.ETooManyOpenUnits {
-		v, verr := h.cartView(ctx, st)
-		if verr != nil {
-			return verr
-		}
 		v.Error = web.ProblemOf(err).Message
 		return h.renderCart(c, st, v, fiber.StatusConflict)
 	}
 	var le *db.LineError
-	if errors.As(err, &le) && le.Line >= 0 && le.Line < len(st.cart) {
-		v, verr := h.cartView(ctx, st)
-		if verr != nil {
-			return verr
-		}
+	if errors.As(err, &le) && le.Line >= 0 && le.Line < len(v.Lines) {
 		line := &v.Lines[le.Line]
 		line.Error = h.lineProblem(c, line, le.Err)
 		v.Error = "Nothing was ordered. " + lineName(line) + ": " + line.Error + " Change or remove that line and try again."
 		return h.renderCart(c, st, v, fiber.StatusUnprocessableEntity)
 	}
-	if err != nil {
-		return err
+	if problems, ok := detailsProblems(err); ok {
+		v.Form.Errors = problems
+		return h.renderCart(c, st, v, fiber.StatusUnprocessableEntity)
 	}
-	orders := checkout.Orders
-	if h.Metrics != nil {
-		h.Metrics.OrdersPlaced(len(orders))
-	}
-	st.cart = nil
-	ids := make([]string, len(orders))
-	for i, o := range orders {
-		ids[i] = "#" + strconv.FormatInt(o.ID, 10)
-	}
-	text := "Thank you! Your order is placed: " + plural(len(orders), "order ", "orders ") + strings.Join(ids, ", ") + "."
-	flash(st, components.FlashSuccess, text)
-	if err := h.saveState(c, st); err != nil {
-		return err
-	}
-	if isPartial(c) {
-		c.Set("HX-Redirect", "/orders")
-		return c.SendStatus(fiber.StatusOK)
-	}
-	return c.Redirect("/orders", fiber.StatusSeeOther)
+	return err
 }
+
+// detailsLabels name the checkout form's fields in its messages.
+var detailsLabels = map[string]string{
+	view.FieldName: "Name", view.FieldEmail: "Email", view.FieldPhone: "Phone", view.FieldDate: "Preferred date",
+}
+
+// detailsProblems words a refusal of the buyer's details, one message by
+// field ("Email must be an email address, like name@example.com."); ok is
+// false when err is not about them.
+func detailsProblems(err error) (map[string]string, bool) {
+	var coded *db.Error
+	if !errors.As(err, &coded) || coded.Code != db.EValidationFailed || len(coded.Details) == 0 {
+		return nil, false
+	}
+	out := map[string]string{}
+	for _, d := range coded.Details {
+		label, ok := detailsLabels[d.Field]
+		if !ok {
+			return nil, false
+		}
+		if out[d.Field] == "" {
+			out[d.Field] = label + " " + strings.TrimSuffix(d.Message, ".") + "."
+		}
+	}
+	return out, true
+}
+
+// detailsForm is the checkout form the cart shows: the details this
+// request posted (a refused checkout, or a cart line's htmx form that
+// sent them along so they are not lost), else those of this browser's
+// last checkout; the preferred date between today and 90 days on, by the
+// store's clock (UTC).
+func (h *Handler) detailsForm(c *fiber.Ctx, st *shopState) view.CheckoutForm {
+	today := h.Store.Now().UTC()
+	f := view.CheckoutForm{
+		Today:   today.Format(time.DateOnly),
+		LastDay: today.AddDate(0, 0, db.MaxShipAheadDays).Format(time.DateOnly),
+	}
+	if c.Method() == fiber.MethodPost {
+		f.Name, f.Email = shown(c.FormValue(view.FieldName)), shown(c.FormValue(view.FieldEmail))
+		f.Phone, f.Date = shown(c.FormValue(view.FieldPhone)), shown(c.FormValue(view.FieldDate))
+		if f.Name+f.Email+f.Phone+f.Date != "" || c.Path() == "/checkout" {
+			return f
+		}
+	}
+	f.Name, f.Email, f.Phone = rememberedBuyer(st)
+	return f
+}
+
+// shown is a typed value as a form shows it back: at most 300 characters,
+// with control characters and bytes that are not UTF-8 as U+FFFD.
+func shown(s string) string { return printable(truncateRunes(s, 300)) }
 
 // lineProblem words why a checkout line failed: out of stock ("Only N
 // left", from the stock now), no longer available, or gone from the
@@ -110,12 +171,4 @@ func lineName(l *view.CartLine) string {
 		return l.Pet.Name
 	}
 	return "Pet #" + strconv.FormatInt(l.PetID, 10)
-}
-
-// plural picks the word for n.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

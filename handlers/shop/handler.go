@@ -1,6 +1,6 @@
-// Package shop serves the storefront of SPEC §9 under /: the catalog, a
-// pet's page, the cart, checkout and "My orders", for shoppers known by a
-// cookie. Handlers return errors; RenderError answers them in the shop's
+// Package shop serves the storefront of SPEC §9 and §14 under /: the
+// catalog, a pet's page, the cart with checkout, the confirmation, "My
+// orders" and "Find an order", for shoppers known by a cookie. Handlers return errors; RenderError answers them in the shop's
 // frame.
 package shop
 

@@ -32,11 +32,11 @@ func TestShopMaxOpenUnits(t *testing.T) {
 		rex, tom := handlerstest.Itoa(seed.Pets["Rex"].ID), handlerstest.Itoa(seed.Pets["Tom"].ID)
 		s := handlerstest.NewShopClient(t, a)
 		s.Post("/cart", handlerstest.Form("pet_id", rex, "quantity", "6")).WantRedirect("/cart")
-		s.Post("/checkout", nil).WantRedirect("/orders")
+		s.Checkout(nil)
 
 		s.Post("/cart", handlerstest.Form("pet_id", rex, "quantity", "3")).WantRedirect("/cart")
 		s.Post("/cart", handlerstest.Form("pet_id", tom, "quantity", "2")).WantRedirect("/cart")
-		r := s.Post("/checkout", nil).WantStatus(http.StatusConflict)
+		r := s.Post("/checkout", handlerstest.Buyer()).WantStatus(http.StatusConflict)
 		if msg := r.Text("cart-error"); !strings.Contains(msg, "Nothing was ordered") || !strings.Contains(msg, "at most 10") || !strings.Contains(msg, "You can order 4 more") {
 			t.Errorf("message = %q", msg)
 		}
@@ -49,7 +49,7 @@ func TestShopMaxOpenUnits(t *testing.T) {
 		if got := handlerstest.PetStock(t, a, seed.Pets["Tom"].ID); got != 50 {
 			t.Fatalf("Tom's stock = %d, want 50", got)
 		}
-		hx := s.Post("/checkout", nil, true).WantStatus(http.StatusConflict)
+		hx := s.Post("/checkout", handlerstest.Buyer(), true).WantStatus(http.StatusConflict)
 		if hx.IsFullPage() || !strings.Contains(hx.Text("cart-error"), "at most 10") {
 			t.Errorf("htmx: want the cart fragment with the message; got\n%s", hx.Body)
 		}
@@ -57,9 +57,9 @@ func TestShopMaxOpenUnits(t *testing.T) {
 		// Up to the cap exactly is fine; then not one more.
 		s.Post("/cart/lines/"+tom+"/remove", nil).WantRedirect("/cart")
 		s.Post("/cart/lines/"+rex, handlerstest.Form("quantity", "4")).WantRedirect("/cart")
-		s.Post("/checkout", nil).WantRedirect("/orders")
+		s.Checkout(nil)
 		s.Post("/cart", handlerstest.Form("pet_id", tom, "quantity", "1")).WantRedirect("/cart")
-		r = s.Post("/checkout", nil).WantStatus(http.StatusConflict)
+		r = s.Post("/checkout", handlerstest.Buyer()).WantStatus(http.StatusConflict)
 		if msg := r.Text("cart-error"); !strings.Contains(msg, "cancel one") {
 			t.Errorf("message at the cap = %q", msg)
 		}
@@ -67,7 +67,7 @@ func TestShopMaxOpenUnits(t *testing.T) {
 		// Another browser has its own allowance.
 		other := handlerstest.NewShopClient(t, a)
 		other.Post("/cart", handlerstest.Form("pet_id", tom, "quantity", "10")).WantRedirect("/cart")
-		other.Post("/checkout", nil).WantRedirect("/orders")
+		other.Checkout(nil)
 		if got := openUnitsOf(t, a); got != 20 {
 			t.Fatalf("open units = %d, want 20", got)
 		}
@@ -80,11 +80,11 @@ func TestShopMaxOpenUnitsConfigured(t *testing.T) {
 	rex := handlerstest.Itoa(a.SeedPet("Rex", 5).ID)
 	s := handlerstest.NewShopClient(t, a)
 	s.Post("/cart", handlerstest.Form("pet_id", rex, "quantity", "3")).WantRedirect("/cart")
-	if msg := s.Post("/checkout", nil).WantStatus(http.StatusConflict).Text("cart-error"); !strings.Contains(msg, "at most 2") {
+	if msg := s.Post("/checkout", handlerstest.Buyer()).WantStatus(http.StatusConflict).Text("cart-error"); !strings.Contains(msg, "at most 2") {
 		t.Errorf("message = %q", msg)
 	}
 	s.Post("/cart/lines/"+rex, handlerstest.Form("quantity", "2")).WantRedirect("/cart")
-	s.Post("/checkout", nil).WantRedirect("/orders")
+	s.Checkout(nil)
 }
 
 // Checkouts of one session at once (a script replaying its cookie) never
@@ -101,7 +101,7 @@ func TestShopMaxOpenUnitsConcurrent(t *testing.T) {
 			cookies = append(cookies, k+"="+v)
 		}
 
-		statuses := handlerstest.PostAtOnce(t, a, 4, "/checkout", "_csrf="+s.CSRF, func(r *http.Request) {
+		statuses := handlerstest.PostAtOnce(t, a, 4, "/checkout", "_csrf="+s.CSRF+"&"+handlerstest.Buyer().Encode(), func(r *http.Request) {
 			r.Header.Set("Cookie", strings.Join(cookies, "; "))
 		})
 		if statuses[http.StatusSeeOther] != 1 || statuses[http.StatusConflict] != 3 {

@@ -4,20 +4,21 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
 	"petstore/db"
-	"petstore/views/components"
 	view "petstore/views/shop"
 )
 
 // maxShopOrders bounds "My orders": the newest this many are shown.
 const maxShopOrders = 500
 
-// Orders is "My orders": GET /orders, this browser's open and
-// complete orders, newest first, with their pets' names.
+// Orders is "My orders": GET /orders, this browser's open and complete
+// orders gathered by checkout, newest first, with their pets' names and
+// totals.
 func (h *Handler) Orders(c *fiber.Ctx) error {
 	return showPage(h, c, view.NavOrders, h.ordersView, func(v view.OrdersView, ch view.Chrome) templ.Component {
 		v.Chrome = ch
@@ -25,7 +26,7 @@ func (h *Handler) Orders(c *fiber.Ctx) error {
 	})
 }
 
-// ordersView loads the shopper's orders and names their pets.
+// ordersView loads the shopper's newest orders and groups them.
 func (h *Handler) ordersView(ctx context.Context, st *shopState) (view.OrdersView, error) {
 	var v view.OrdersView
 	if st.shopper == "" {
@@ -45,66 +46,87 @@ func (h *Handler) ordersView(ctx context.Context, st *shopState) (view.OrdersVie
 		}
 		page.AfterID = os[len(os)-1].ID
 	}
-	slices.Reverse(all)
 	if len(all) > maxShopOrders {
-		all = all[:maxShopOrders]
+		all = all[len(all)-maxShopOrders:]
 	}
-	ids := make([]int64, 0, len(all))
-	for _, o := range all {
+	lines, err := h.orderLines(ctx, all)
+	if err != nil {
+		return v, err
+	}
+	v.Groups = h.groupByCheckout(lines)
+	return v, nil
+}
+
+// orderLines names the orders' pets (a deleted pet keeps its name).
+func (h *Handler) orderLines(ctx context.Context, orders []*db.Order) ([]view.OrderLine, error) {
+	ids := make([]int64, 0, len(orders))
+	for _, o := range orders {
 		ids = append(ids, o.PetID)
 	}
 	slices.Sort(ids)
 	pets, err := h.Store.FindPetSummaries(ctx, slices.Compact(ids))
 	if err != nil {
-		return v, err
+		return nil, err
 	}
-	for _, o := range all {
-		line := view.OrderLine{Order: o, PetName: "Pet #" + strconv.FormatInt(o.PetID, 10)}
+	lines := make([]view.OrderLine, len(orders))
+	for i, o := range orders {
+		lines[i] = view.OrderLine{Order: o, PetName: "Pet #" + strconv.FormatInt(o.PetID, 10)}
 		if p := pets[o.PetID]; p != nil {
-			line.PetName, line.Category, line.PetListed = p.Name, p.CategoryName, !p.Deleted
-		}
-		if o.Complete {
-			v.Complete = append(v.Complete, line)
-		} else {
-			v.Open = append(v.Open, line)
+			lines[i].PetName, lines[i].Category, lines[i].PetListed = p.Name, p.CategoryName, !p.Deleted
 		}
 	}
-	return v, nil
+	return lines, nil
 }
 
-// CancelOrder cancels one of this browser's open orders and puts its
-// quantity back in stock: POST /orders/{id}/cancel. Someone else's order
-// is 404; a complete one is 409.
-func (h *Handler) CancelOrder(c *fiber.Ctx) error {
-	id, err := parseID(c.Params("id"), "order")
+// groupByCheckout gathers order lines (oldest first) by checkout: the
+// newest checkout first, each one's orders in the order of its cart, and
+// last the orders placed before checkouts had numbers.
+func (h *Handler) groupByCheckout(lines []view.OrderLine) []view.CheckoutGroup {
+	var groups []view.CheckoutGroup
+	var earlier []view.OrderLine
+	at := map[int64]int{}
+	for _, l := range lines {
+		if l.Order.CheckoutID == nil {
+			earlier = append(earlier, l)
+			continue
+		}
+		n := *l.Order.CheckoutID
+		i, ok := at[n]
+		if !ok {
+			i, at[n] = len(groups), len(groups)
+			groups = append(groups, h.checkoutGroup(n, l.Order.CreatedAt, nil))
+		}
+		groups[i].Lines = append(groups[i].Lines, l)
+	}
+	for i := range groups {
+		groups[i] = h.checkoutGroup(groups[i].Number, groups[i].PlacedAt, groups[i].Lines)
+	}
+	slices.Reverse(groups)
+	if len(earlier) > 0 {
+		slices.Reverse(earlier)
+		groups = append(groups, h.checkoutGroup(0, earlier[0].Order.CreatedAt, earlier))
+	}
+	return groups
+}
+
+// checkoutGroup makes a checkout's group: its preferred date and currency
+// are its orders' (all have the same).
+func (h *Handler) checkoutGroup(number int64, placed time.Time, lines []view.OrderLine) view.CheckoutGroup {
+	g := view.CheckoutGroup{Number: number, PlacedAt: placed, Lines: lines, Currency: h.Store.Currency}
+	if len(lines) > 0 {
+		g.ShipDate = lines[0].Order.ShipDate
+		if cur := lines[0].Order.Currency; cur != "" {
+			g.Currency = cur
+		}
+	}
+	return g
+}
+
+// loadCheckoutGroup is a checkout as a group, its pets named.
+func (h *Handler) loadCheckoutGroup(ctx context.Context, ck *db.Checkout) (view.CheckoutGroup, error) {
+	lines, err := h.orderLines(ctx, ck.Orders)
 	if err != nil {
-		return err
+		return view.CheckoutGroup{}, err
 	}
-	st, err := h.loadState(c)
-	if err != nil {
-		return err
-	}
-	ctx := c.UserContext()
-	err = h.Store.CancelOrder(ctx, id, &db.Owner{ShopperID: st.shopper})
-	switch db.ErrorCode(err) {
-	case "":
-	case db.ENotFound:
-		return db.Errorf(db.ENotFound, "We could not find order #%d among your orders.", id)
-	case db.EOrderComplete:
-		return db.Errorf(db.EOrderComplete, "Order #%d is complete and can no longer be cancelled.", id)
-	default:
-		return err
-	}
-	f := components.Flash{Kind: components.FlashSuccess, Text: "Order #" + strconv.FormatInt(id, 10) + " is cancelled."}
-	if !isPartial(c) {
-		return h.afterPost(c, st, f, "/orders", nil)
-	}
-	v, err := h.ordersView(ctx, st)
-	if err != nil {
-		return err
-	}
-	return h.afterPost(c, st, f, "/orders", func(ch view.Chrome) templ.Component {
-		v.Chrome = ch
-		return view.OrdersPart(v)
-	})
+	return h.checkoutGroup(ck.ID, ck.CreatedAt, lines), nil
 }

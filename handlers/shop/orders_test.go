@@ -26,13 +26,16 @@ func testShopCheckout(t *testing.T, a *handlerstest.App) {
 		c := handlerstest.NewShopClient(t, a)
 		c.Submit("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(rex.ID), "quantity", "2"))
 		c.Submit("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(milo.ID), "quantity", "1"))
-		c.Post("/checkout", nil).WantRedirect("/orders")
-		r := c.Get("/orders").WantStatus(http.StatusOK)
-		if got := r.Text("flash"); !strings.HasPrefix(got, "Thank you! Your order is placed: orders #") {
-			t.Errorf("flash = %q", got)
+		n := c.Checkout(nil)
+		r := c.Get("/orders/confirmation/" + handlerstest.Itoa(n)).WantStatus(http.StatusOK)
+		if got := r.Text("order-number"); got != handlerstest.Itoa(n) {
+			t.Errorf("order number = %q, want %d", got, n)
 		}
-		if got := r.Find(`[data-testid="open-orders"] [data-testid="order-pet"]`).Map(func(_ int, s *goquery.Selection) string { return s.Text() }); !slices.Equal(got, []string{"Milo", "Rex"}) {
-			t.Errorf("open orders = %q, want newest first", got)
+		if got := r.Texts("order-pet"); !slices.Equal(got, []string{"Rex", "Milo"}) {
+			t.Errorf("confirmation lists %q, want the cart's order", got)
+		}
+		if got := c.Get("/orders").Find(`[data-testid="order"][data-state="open"] [data-testid="order-pet"]`).Map(func(_ int, s *goquery.Selection) string { return s.Text() }); !slices.Equal(got, []string{"Rex", "Milo"}) {
+			t.Errorf("open orders = %q", got)
 		}
 		if got := r.Text("cart-count"); got != "(0 items)" {
 			t.Errorf("count = %q", got)
@@ -50,12 +53,9 @@ func testShopCheckout(t *testing.T, a *handlerstest.App) {
 	t.Run("htmx success redirects with HX-Redirect", func(t *testing.T) {
 		c := handlerstest.NewShopClient(t, a)
 		c.Submit("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(milo.ID), "quantity", "1"))
-		r := c.Post("/checkout", nil, true).WantStatus(http.StatusOK)
-		if got := r.Header.Get("HX-Redirect"); got != "/orders" {
-			t.Errorf("HX-Redirect = %q", got)
-		}
-		if got := c.Get("/orders").Text("flash"); !strings.Contains(got, "order #") {
-			t.Errorf("flash = %q", got)
+		n := c.Checkout(nil, true)
+		if got := c.Get("/orders/confirmation/" + handlerstest.Itoa(n)).WantStatus(http.StatusOK).Texts("order-pet"); !slices.Equal(got, []string{"Milo"}) {
+			t.Errorf("confirmation lists %q", got)
 		}
 		handlerstest.SetStock(t, a, milo.ID, 2)
 	})
@@ -65,7 +65,7 @@ func testShopCheckout(t *testing.T, a *handlerstest.App) {
 		c.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(milo.ID), "quantity", "1")).WantRedirect("/cart")
 		c.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(rex.ID), "quantity", "3")).WantRedirect("/cart")
 		handlerstest.SetStock(t, a, rex.ID, 2) // someone else bought one
-		r := c.Post("/checkout", nil).WantStatus(http.StatusUnprocessableEntity)
+		r := c.Post("/checkout", handlerstest.Buyer()).WantStatus(http.StatusUnprocessableEntity)
 		bad := r.Find(`[data-testid="cart-line"]:has([data-testid="line-error"])`)
 		if bad.Length() != 1 || bad.AttrOr("data-pet-id", "") != handlerstest.Itoa(rex.ID) {
 			t.Fatalf("failing line not marked:\n%s", r.Body)
@@ -85,7 +85,7 @@ func testShopCheckout(t *testing.T, a *handlerstest.App) {
 		if got := c.Get("/orders").TestID("order").Length(); got != 0 {
 			t.Errorf("%d orders placed", got)
 		}
-		hx := c.Post("/checkout", nil, true).WantStatus(http.StatusUnprocessableEntity)
+		hx := c.Post("/checkout", handlerstest.Buyer(), true).WantStatus(http.StatusUnprocessableEntity)
 		if hx.IsFullPage() || hx.Text("line-error") != "Only 2 left." {
 			t.Errorf("htmx failure is not the cart fragment:\n%s", hx.Body)
 		}
@@ -100,7 +100,7 @@ func testShopCheckout(t *testing.T, a *handlerstest.App) {
 		if err := a.Store.DeletePet(t.Context(), gone.ID); err != nil {
 			t.Fatal(err)
 		}
-		r := c.Post("/checkout", nil).WantStatus(http.StatusUnprocessableEntity)
+		r := c.Post("/checkout", handlerstest.Buyer()).WantStatus(http.StatusUnprocessableEntity)
 		if got := r.Text("line-error"); got != "This pet is no longer in the catalog." {
 			t.Errorf("deleted pet: %q", got)
 		}
@@ -111,8 +111,8 @@ func testShopCheckout(t *testing.T, a *handlerstest.App) {
 
 		other := handlerstest.NewShopClient(t, a)
 		other.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(milo.ID), "quantity", "2")).WantRedirect("/cart")
-		other.Post("/checkout", nil).WantRedirect("/orders") // Milo is now pending
-		r = c.Post("/checkout", nil).WantStatus(http.StatusUnprocessableEntity)
+		other.Checkout(nil) // Milo is now pending
+		r = c.Post("/checkout", handlerstest.Buyer()).WantStatus(http.StatusUnprocessableEntity)
 		if got := r.Text("line-error"); got != "No longer available." {
 			t.Errorf("pending pet: %q", got)
 		}
@@ -120,7 +120,7 @@ func testShopCheckout(t *testing.T, a *handlerstest.App) {
 
 	t.Run("an empty cart", func(t *testing.T) {
 		c := handlerstest.NewShopClient(t, a)
-		r := c.Post("/checkout", nil).WantStatus(http.StatusUnprocessableEntity)
+		r := c.Post("/checkout", handlerstest.Buyer()).WantStatus(http.StatusUnprocessableEntity)
 		if !strings.Contains(r.Text("cart-error"), "empty") {
 			t.Errorf("error = %q", r.Text("cart-error"))
 		}
@@ -140,21 +140,21 @@ func testShopOrders(t *testing.T, a *handlerstest.App) {
 	}
 	c.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(rex.ID), "quantity", "1")).WantRedirect("/cart")
 	c.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(milo.ID), "quantity", "2")).WantRedirect("/cart")
-	c.Post("/checkout", nil).WantRedirect("/orders")
+	c.Checkout(nil)
 
 	r := c.Get("/orders")
 	ids := r.Find(`[data-testid="order"]`).Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("data-order-id", "") })
 	if len(ids) != 2 {
 		t.Fatalf("orders = %q", ids)
 	}
-	milosOrder, rexOrder := shopAtoi(t, ids[0]), shopAtoi(t, ids[1])
+	rexOrder, milosOrder := shopAtoi(t, ids[0]), shopAtoi(t, ids[1]) // one checkout, in the cart's order
 	if _, err := a.Store.UpdateOrder(t.Context(), rexOrder, db.OrderUpdate{Complete: handlerstest.Ptr(true)}); err != nil {
 		t.Fatal(err)
 	}
 
 	r = c.Get("/orders")
-	open := r.Find(`[data-testid="open-orders"] [data-testid="order"]`)
-	done := r.Find(`[data-testid="complete-orders"] [data-testid="order"]`)
+	open := r.Find(`[data-testid="order"][data-state="open"]`)
+	done := r.Find(`[data-testid="order"][data-state="complete"]`)
 	if open.Length() != 1 || done.Length() != 1 {
 		t.Fatalf("open %d, complete %d; want 1 and 1", open.Length(), done.Length())
 	}
@@ -190,10 +190,10 @@ func testShopOrders(t *testing.T, a *handlerstest.App) {
 		if r.IsFullPage() || r.Find("#orders").Length() != 1 {
 			t.Fatalf("not the orders fragment:\n%s", r.Body)
 		}
-		if got := r.Find(`#flash[hx-swap-oob] [data-testid="flash"]`).Text(); got != "Order #"+handlerstest.Itoa(milosOrder)+" is cancelled." {
+		if got := r.Find(`#flash[hx-swap-oob] [data-testid="flash"]`).Text(); got != "Your order of Milo × 2 is cancelled." {
 			t.Errorf("flash = %q", got)
 		}
-		if r.Find(`[data-testid="open-orders"]`).Length() != 0 {
+		if r.Find(`[data-state="open"]`).Length() != 0 {
 			t.Error("the cancelled order is still open")
 		}
 		if got := handlerstest.PetStock(t, a, milo.ID); got != before+2 {
@@ -204,17 +204,18 @@ func testShopOrders(t *testing.T, a *handlerstest.App) {
 
 	t.Run("plain form cancel redirects", func(t *testing.T) {
 		c.Submit("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(milo.ID), "quantity", "1"))
-		id := c.Submit("/checkout", nil).Find(`[data-testid="open-orders"] [data-testid="order"]`).AttrOr("data-order-id", "")
+		n := c.Checkout(nil)
+		id := c.Get("/orders").Find(`[data-checkout-id="`+handlerstest.Itoa(n)+`"] [data-testid="order"][data-state="open"]`).AttrOr("data-order-id", "")
 		c.Post("/orders/"+id+"/cancel", nil).WantRedirect("/orders")
-		if got := c.Get("/orders").Text("flash"); got != "Order #"+id+" is cancelled." {
+		if got := c.Get("/orders").Text("flash"); got != "Your order of Milo × 1 is cancelled." {
 			t.Errorf("flash = %q", got)
 		}
 	})
 
 	t.Run("a deleted pet keeps its name in the history", func(t *testing.T) {
 		c.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(milo.ID), "quantity", "1")).WantRedirect("/cart")
-		c.Post("/checkout", nil).WantRedirect("/orders")
-		id := shopAtoi(t, c.Get("/orders").Find(`[data-testid="open-orders"] [data-testid="order"]`).AttrOr("data-order-id", ""))
+		c.Checkout(nil)
+		id := shopAtoi(t, c.Get("/orders").Find(`[data-testid="order"][data-state="open"]`).AttrOr("data-order-id", ""))
 		if _, err := a.Store.UpdateOrder(t.Context(), id, db.OrderUpdate{Complete: handlerstest.Ptr(true)}); err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +223,7 @@ func testShopOrders(t *testing.T, a *handlerstest.App) {
 			t.Fatal(err)
 		}
 		r := c.Get("/orders")
-		names := r.Find(`[data-testid="complete-orders"] [data-testid="order-pet"]`).Map(func(_ int, s *goquery.Selection) string { return s.Text() })
+		names := r.Find(`[data-testid="order"][data-state="complete"] [data-testid="order-pet"]`).Map(func(_ int, s *goquery.Selection) string { return s.Text() })
 		if !slices.Contains(names, "Milo") {
 			t.Errorf("complete orders = %q", names)
 		}

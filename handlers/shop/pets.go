@@ -28,8 +28,8 @@ func (h *Handler) Pet(c *fiber.Ctx) error {
 	return web.Render(c, view.PetPage(*v), nil)
 }
 
-// petView loads a live pet, its category's description and how many the
-// cart holds. Errors: not_found, worded for shoppers.
+// petView loads a live pet, its category's description, its age by the
+// store's clock and how many the cart holds. Errors: not_found, worded for shoppers.
 func (h *Handler) petView(c *fiber.Ctx, id int64) (*view.PetView, error) {
 	ctx := c.UserContext()
 	p, err := h.Store.FindPetByID(ctx, id)
@@ -43,7 +43,7 @@ func (h *Handler) petView(c *fiber.Ctx, id int64) (*view.PetView, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &view.PetView{Pet: p, InCart: st.cart.qty(id)}
+	v := &view.PetView{Pet: p, InCart: st.cart.qty(id), Age: petAge(p.BirthDate, h.Store.Now())}
 	if cat, err := h.Store.FindCategoryByID(ctx, p.CategoryID); err == nil && cat.Description != nil {
 		v.Description = *cat.Description
 	}
