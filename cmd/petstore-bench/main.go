@@ -24,6 +24,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"petstore/web/photo/phototest"
 )
 
 // options are the command's flags.
@@ -114,7 +116,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	defer os.RemoveAll(tmp)
 	loadBefore := loadAverage()
 	logf("making a 12-megapixel JPEG for the upload timing")
-	twelveMP, err := photoLike(4000, 3000)
+	twelveMP, err := phototest.JPEG(4000, 3000)
 	if err != nil {
 		return err
 	}

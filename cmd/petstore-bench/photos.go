@@ -5,13 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"image"
-	"image/jpeg"
 	"io"
 	"net/http"
 	"slices"
 	"strconv"
 	"time"
+
+	"petstore/web/photo/phototest"
 )
 
 // photoUploads is how many 12-megapixel uploads the bench times, one after
@@ -24,29 +24,6 @@ type uploadCost struct {
 	Bytes   int             // the upload's size
 	Times   []time.Duration // each upload's, client side, in order
 	PeakRSS int64
-}
-
-// photoLike is a w×h JPEG with gradients and noise at quality 90, which
-// encodes and decodes like a photograph rather than like a flat colour.
-func photoLike(w, h int) ([]byte, error) {
-	m := image.NewRGBA(image.Rect(0, 0, w, h))
-	seed := uint32(1)
-	for y := range h {
-		for x := range w {
-			seed = seed*1664525 + 1013904223
-			noise := uint8(seed>>24) & 0x0f
-			i := m.PixOffset(x, y)
-			m.Pix[i+0] = uint8(x*255/w) + noise
-			m.Pix[i+1] = uint8(y*255/h) + noise
-			m.Pix[i+2] = uint8((x+y)*127/(w+h)) + noise
-			m.Pix[i+3] = 0xff
-		}
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: 90}); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 // uploadPhoto POSTs a JPEG as pet's photo and returns the photo's id and
@@ -83,7 +60,7 @@ func (a *apiClient) uploadPhoto(ctx context.Context, pet int64, jpg []byte) (int
 // 1600×1200 JPEG, whose thumbnail (400×300) is the size a phone's photo's
 // is. It goes to the last seeded pet, which no measured page lists.
 func seedPhoto(ctx context.Context, api *apiClient, pet int64) (int64, error) {
-	jpg, err := photoLike(1600, 1200)
+	jpg, err := phototest.JPEG(1600, 1200)
 	if err != nil {
 		return 0, err
 	}

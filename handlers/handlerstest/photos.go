@@ -3,41 +3,22 @@ package handlerstest
 import (
 	"bytes"
 	"encoding/binary"
-	"hash/crc32"
 	"image"
 	"image/color"
-	"image/jpeg"
 	"image/png"
 	"testing"
-)
 
-// PhotoLike is a w×h opaque image with gradients and noise, which
-// compresses like a photograph rather than like a flat colour.
-func PhotoLike(w, h int) *image.RGBA {
-	m := image.NewRGBA(image.Rect(0, 0, w, h))
-	seed := uint32(1)
-	for y := range h {
-		for x := range w {
-			seed = seed*1664525 + 1013904223
-			noise := uint8(seed>>24) & 0x0f
-			i := m.PixOffset(x, y)
-			m.Pix[i+0] = uint8(x*255/w) + noise
-			m.Pix[i+1] = uint8(y*255/h) + noise
-			m.Pix[i+2] = uint8((x+y)*127/(w+h)) + noise
-			m.Pix[i+3] = 0xff
-		}
-	}
-	return m
-}
+	"petstore/web/photo/phototest"
+)
 
 // JPEGOf is a w×h photo-like JPEG.
 func JPEGOf(tb testing.TB, w, h int) []byte {
 	tb.Helper()
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, PhotoLike(w, h), &jpeg.Options{Quality: 90}); err != nil {
+	b, err := phototest.JPEG(w, h)
+	if err != nil {
 		tb.Fatal(err)
 	}
-	return buf.Bytes()
+	return b
 }
 
 // PNGOf is a w×h PNG of one colour.
@@ -54,18 +35,15 @@ func PNGOf(tb testing.TB, w, h int) []byte {
 	return buf.Bytes()
 }
 
-// PNGClaiming is a 1×1 PNG whose header (IHDR, its CRC recomputed) claims
-// w×h: a decompression bomb's header without the bomb.
+// PNGClaiming is a 1×1 PNG whose header claims w×h: a decompression
+// bomb's header without the bomb.
 func PNGClaiming(tb testing.TB, w, h uint32) []byte {
 	tb.Helper()
-	data := PNGOf(tb, 1, 1)
-	if string(data[12:16]) != "IHDR" {
-		tb.Fatal("IHDR is not the first chunk")
+	b, err := phototest.PNGClaiming(w, h)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	binary.BigEndian.PutUint32(data[16:], w)
-	binary.BigEndian.PutUint32(data[20:], h)
-	binary.BigEndian.PutUint32(data[29:], crc32.ChecksumIEEE(data[12:29]))
-	return data
+	return b
 }
 
 // GPSLatitude is 51° 30' 12.34" as Exif writes it (three big-endian
@@ -111,21 +89,11 @@ func WithExifGPS(tb testing.TB, jpg []byte) []byte {
 // (SOS): where metadata (APPn, COM) lives.
 func JPEGMarkers(tb testing.TB, data []byte) []byte {
 	tb.Helper()
-	if len(data) < 2 || data[0] != 0xff || data[1] != 0xd8 {
-		tb.Fatalf("not a JPEG: no SOI marker")
+	m, err := phototest.Markers(data)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	var markers []byte
-	for i := 2; ; {
-		if i+4 > len(data) || data[i] != 0xff {
-			tb.Fatalf("malformed JPEG segment at %d", i)
-		}
-		m := data[i+1]
-		markers = append(markers, m)
-		if m == 0xda {
-			return markers
-		}
-		i += 2 + int(binary.BigEndian.Uint16(data[i+2:]))
-	}
+	return m
 }
 
 // UploadPhoto POSTs an image as the body of POST /api/pets/{petId}/photos

@@ -7,13 +7,15 @@ import (
 	"image"
 	"image/color"
 	"testing"
+
+	"petstore/web/photo/phototest"
 )
 
 // TestProcessStripsExif: a photo carrying an Exif segment with a GPS
 // position comes out with no metadata segment at all, and the position's
 // bytes are nowhere in the output.
 func TestProcessStripsExif(t *testing.T) {
-	in := withAPP1(t, encodeJPEGBytes(t, photoLike(800, 600)), exifPayload(binary.BigEndian, 1))
+	in := withAPP1(t, encodeJPEGBytes(t, phototest.PhotoLike(800, 600)), exifPayload(binary.BigEndian, 1))
 	if !bytes.Contains(in, []byte("Exif\x00\x00MM")) || !bytes.Contains(in, gpsLatitude) {
 		t.Fatal("the input does not carry the Exif GPS position the test is about")
 	}

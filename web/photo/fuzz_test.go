@@ -9,6 +9,8 @@ import (
 	"image/color"
 	"testing"
 	"time"
+
+	"petstore/web/photo/phototest"
 )
 
 // fuzzLimits are small enough that the fuzzer spends its time on parsing,
@@ -32,7 +34,7 @@ func FuzzProcess(f *testing.F) {
 	for i := range nrgba.Pix {
 		nrgba.Pix[i] = uint8(i * 37)
 	}
-	jpg := encodeJPEGBytes(f, photoLike(24, 16))
+	jpg := encodeJPEGBytes(f, phototest.PhotoLike(24, 16))
 	for _, seed := range [][]byte{
 		jpg,
 		withAPP1(f, jpg, exifPayload(binary.BigEndian, 6)),
@@ -41,7 +43,7 @@ func FuzzProcess(f *testing.F) {
 		encodePNGBytes(f, nrgba),
 		encodePNGBytes(f, image.NewRGBA64(image.Rect(0, 0, 5, 3))),
 		encodePNGBytes(f, image.NewPaletted(image.Rect(0, 0, 7, 5), color.Palette{color.Black, color.Transparent})),
-		encodeGIFBytes(f, photoLike(10, 6)),
+		encodeGIFBytes(f, phototest.PhotoLike(10, 6)),
 		readTestdata(f, "gopher-doc.1bpp.lossless.webp"),
 		readTestdata(f, "blue-purple-pink.lossy.webp"),
 		pngClaiming(f, 10000, 10000),

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"hash/crc32"
 	"image"
 	"image/color"
 	"image/gif"
@@ -15,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"petstore/web/photo/phototest"
 )
 
 // testLimits are the defaults with room for the race detector, which makes
@@ -33,25 +34,6 @@ func mustProcess(tb testing.TB, data []byte, contentType string) *Result {
 		tb.Fatalf("Process: %v", err)
 	}
 	return res
-}
-
-// photoLike is a w×h opaque image with smooth gradients and some noise, so
-// that it compresses like a photograph rather than like a flat colour.
-func photoLike(w, h int) *image.RGBA {
-	m := image.NewRGBA(image.Rect(0, 0, w, h))
-	seed := uint32(1)
-	for y := range h {
-		for x := range w {
-			seed = seed*1664525 + 1013904223
-			noise := uint8(seed>>24) & 0x0f
-			i := m.PixOffset(x, y)
-			m.Pix[i+0] = uint8(x*255/w) + noise
-			m.Pix[i+1] = uint8(y*255/h) + noise
-			m.Pix[i+2] = uint8((x+y)*127/(w+h)) + noise
-			m.Pix[i+3] = 0xff
-		}
-	}
-	return m
 }
 
 // quadrants is a w×h image whose quarters are red, green (top), blue and
@@ -74,7 +56,7 @@ func quadrants(w, h int) *image.RGBA {
 // per test binary: making it takes seconds under the race detector.
 var twelveMP = sync.OnceValue(func() []byte {
 	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, photoLike(4000, 3000), &jpeg.Options{Quality: 90}); err != nil {
+	if err := jpeg.Encode(&buf, phototest.PhotoLike(4000, 3000), &jpeg.Options{Quality: 90}); err != nil {
 		panic(err)
 	}
 	return buf.Bytes()
@@ -129,25 +111,14 @@ func decodeJPEG(tb testing.TB, name string, j JPEG) image.Image {
 	return m
 }
 
-// jpegMarkers lists the markers of a JPEG's segments up to the image data
-// (SOS), the part where metadata segments (APPn, COM) live.
+// jpegMarkers lists the markers of a JPEG's segments up to the image data.
 func jpegMarkers(tb testing.TB, data []byte) []byte {
 	tb.Helper()
-	if len(data) < 2 || data[0] != 0xff || data[1] != 0xd8 {
-		tb.Fatalf("no SOI marker")
+	m, err := phototest.Markers(data)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	var markers []byte
-	for i := 2; ; {
-		if i+4 > len(data) || data[i] != 0xff {
-			tb.Fatalf("malformed segment at %d", i)
-		}
-		m := data[i+1]
-		markers = append(markers, m)
-		if m == 0xda {
-			return markers
-		}
-		i += 2 + int(binary.BigEndian.Uint16(data[i+2:]))
-	}
+	return m
 }
 
 // withAPP1 inserts an APP1 segment holding payload right after the SOI
@@ -225,19 +196,12 @@ func exifPayload(bo byteOrder, orientation uint16) []byte {
 	return b
 }
 
-// pngClaiming is a valid 1×1 PNG whose IHDR then claims w×h, with the
-// chunk's CRC recomputed so that the header is well-formed: a
-// decompression bomb's header, without the bomb.
+// pngClaiming is a 1×1 PNG whose header claims w×h.
 func pngClaiming(tb testing.TB, w, h uint32) []byte {
 	tb.Helper()
-	data := encodePNGBytes(tb, image.NewGray(image.Rect(0, 0, 1, 1)))
-	// 8-byte signature, then the IHDR chunk: length (4), "IHDR", width (4),
-	// height (4), 5 more bytes, and a CRC of the type and data.
-	if string(data[12:16]) != "IHDR" {
-		tb.Fatal("IHDR is not the first chunk")
+	b, err := phototest.PNGClaiming(w, h)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	binary.BigEndian.PutUint32(data[16:], w)
-	binary.BigEndian.PutUint32(data[20:], h)
-	binary.BigEndian.PutUint32(data[29:], crc32.ChecksumIEEE(data[12:29]))
-	return data
+	return b
 }

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"petstore/web/photo/phototest"
 )
 
 // TestProcessRefusesBombs: files whose headers declare more pixels than
@@ -87,7 +89,7 @@ func TestInspectBoundaries(t *testing.T) {
 // that is read, however much the client sends.
 func TestProcessTooLarge(t *testing.T) {
 	big := make([]byte, 8<<20+1)
-	copy(big, encodeJPEGBytes(t, photoLike(16, 16)))
+	copy(big, encodeJPEGBytes(t, phototest.PhotoLike(16, 16)))
 	_, err := Process(context.Background(), bytes.NewReader(big), "image/jpeg", testLimits())
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("8 MiB + 1: err = %v, want ErrTooLarge", err)
@@ -132,8 +134,8 @@ func TestProcessUnsupportedTypeReadsNothing(t *testing.T) {
 // TestProcessUndecodable: bytes that are no image, or a broken one, are
 // ErrUndecodable whatever the Content-Type says.
 func TestProcessUndecodable(t *testing.T) {
-	jpg := encodeJPEGBytes(t, photoLike(200, 150))
-	png := encodePNGBytes(t, photoLike(200, 150))
+	jpg := encodeJPEGBytes(t, phototest.PhotoLike(200, 150))
+	png := encodePNGBytes(t, phototest.PhotoLike(200, 150))
 	garbage := make([]byte, 4096)
 	seed := uint32(7)
 	for i := range garbage {
@@ -190,7 +192,7 @@ func TestProcessRecoversDecoderPanics(t *testing.T) {
 	}
 	// The worker was released: the next upload is processed.
 	formats = saved
-	mustProcess(t, encodePNGBytes(t, photoLike(10, 10)), "image/png")
+	mustProcess(t, encodePNGBytes(t, phototest.PhotoLike(10, 10)), "image/png")
 }
 
 // jpegClaiming is a valid 1×1 JPEG whose SOF0 segment then claims w×h.

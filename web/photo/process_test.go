@@ -6,12 +6,14 @@ import (
 	"image/color"
 	"image/gif"
 	"testing"
+
+	"petstore/web/photo/phototest"
 )
 
 // TestProcessFormats: each accepted format comes out as two JPEGs of the
 // right size, with the format of the bytes reported.
 func TestProcessFormats(t *testing.T) {
-	src := photoLike(120, 90)
+	src := phototest.PhotoLike(120, 90)
 	for _, tt := range []struct {
 		name, contentType string
 		data              []byte
@@ -61,7 +63,7 @@ func TestProcessSizes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			data := twelveMP()
 			if tt.w != 4000 || tt.h != 3000 {
-				data = encodeJPEGBytes(t, photoLike(tt.w, tt.h))
+				data = encodeJPEGBytes(t, phototest.PhotoLike(tt.w, tt.h))
 			}
 			res := mustProcess(t, data, "image/jpeg")
 			decodeJPEG(t, "large", res.Large)
@@ -101,7 +103,7 @@ func TestFit(t *testing.T) {
 // not what the bytes are does not matter; the bytes are decoded as what
 // they are, and the output is a fresh JPEG either way.
 func TestProcessTrustsTheBytes(t *testing.T) {
-	src := photoLike(64, 48)
+	src := phototest.PhotoLike(64, 48)
 	for _, tt := range []struct {
 		name, contentType string
 		data              []byte

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"petstore/web/photo/phototest"
 )
 
 // TestProcessTimeout: work that outlasts Limits.Timeout is ErrTimeout,
@@ -27,7 +29,7 @@ func TestProcessTimeout(t *testing.T) {
 	// The decoder reads through ctxReader, so the background decode stops
 	// at its next read rather than running to the end.
 	start = time.Now()
-	mustProcess(t, encodeJPEGBytes(t, photoLike(10, 10)), "image/jpeg")
+	mustProcess(t, encodeJPEGBytes(t, phototest.PhotoLike(10, 10)), "image/jpeg")
 	t.Logf("timed out after %s; the next upload waited %s for the worker", elapsed, time.Since(start))
 }
 
@@ -38,7 +40,7 @@ func TestProcessWaitsForTheWorkerWithinTimeout(t *testing.T) {
 	defer func() { <-worker }()
 	l := testLimits()
 	l.Timeout = 20 * time.Millisecond
-	_, err := Process(context.Background(), bytes.NewReader(encodePNGBytes(t, photoLike(10, 10))), "image/png", l)
+	_, err := Process(context.Background(), bytes.NewReader(encodePNGBytes(t, phototest.PhotoLike(10, 10))), "image/png", l)
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v, want ErrTimeout", err)
 	}
@@ -49,7 +51,7 @@ func TestProcessWaitsForTheWorkerWithinTimeout(t *testing.T) {
 func TestProcessCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Process(ctx, bytes.NewReader(encodePNGBytes(t, photoLike(10, 10))), "image/png", testLimits())
+	_, err := Process(ctx, bytes.NewReader(encodePNGBytes(t, phototest.PhotoLike(10, 10))), "image/png", testLimits())
 	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v, want context.Canceled only", err)
 	}
