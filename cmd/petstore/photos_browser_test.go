@@ -35,7 +35,8 @@ func TestPhotosBrowser(t *testing.T) {
 	dir := t.TempDir()
 	garden := writeJPEG(t, dir, "garden.jpg", 1200, 900, color.RGBA{R: 60, G: 150, B: 70, A: 255})
 	sofa := writeJPEG(t, dir, "sofa.jpg", 800, 1000, color.RGBA{R: 180, G: 90, B: 60, A: 255})
-	signIn(t, cb, "/staff/pets/"+id+"/edit")
+	cb.signIn()
+	cb.navigate(chromedp.Navigate(ts.URL + "/staff/pets/" + id + "/edit"))
 
 	// Upload both at once: the form is sent by console.js, the section
 	// replaced in place, the progress bar left full.
@@ -178,7 +179,8 @@ func TestPhotosBrowserNoJS(t *testing.T) {
 		t.Fatal(err)
 	}
 	edit := "/staff/pets/" + id + "/edit"
-	signIn(t, cb, edit)
+	cb.signIn()
+	cb.navigate(chromedp.Navigate(ts.URL + edit))
 	if read(t, ctx, chromedp.Evaluate[bool](`!!window.htmx`)) {
 		t.Fatal("page scripts run: JavaScript is not off")
 	}
@@ -215,20 +217,6 @@ func TestPhotosBrowserNoJS(t *testing.T) {
 	cb.waitJS(`document.querySelectorAll('[data-testid="gallery-thumb"]')[1].getAttribute("aria-current") === "true"`)
 	waitImages(cb, `[data-testid="gallery"] img`, 3)
 	screenshot(t, ctx, "gallery")
-}
-
-// signIn signs alice in through the form, starting at path.
-func signIn(t *testing.T, cb *consoleBrowser, path string) {
-	t.Helper()
-	if _, err := createStaff(context.Background(), cb.ts.Store, "alice", "a long staff password"); err != nil {
-		t.Fatal(err)
-	}
-	cb.navigate(chromedp.Navigate(cb.ts.URL + path))
-	cb.waitJS(`location.pathname === "/staff/login"`)
-	cb.navigate(chromedp.SendKeys(chromedp.ID("username"), "alice"),
-		chromedp.SendKeys(chromedp.ID("password"), "a long staff password"),
-		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)))
-	cb.waitJS(`location.pathname === ` + q(path))
 }
 
 // waitImages waits until n images match css and every one has loaded.
