@@ -171,10 +171,13 @@ func mebibytes(n int64) string {
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
 
+// maxMessageBytes bounds an upload's outcome: it crosses the redirect
+// of the plain form in the session cookie, which holds about 4 KiB in all.
+const maxMessageBytes = 1000
+
 // message is the outcome as the photos section shows it: what was added,
-// then a line per file not added. Names are cut to 60 characters and at
-// most 8 files are named, so the message fits the session cookie it
-// crosses a redirect in.
+// then a line per file not added, as many as fit maxMessageBytes (names
+// are cut to 40 characters), then how many more were not.
 func (o uploadOutcome) message() view.Flash {
 	var summary string
 	switch {
@@ -199,15 +202,23 @@ func (o uploadOutcome) message() view.Flash {
 	if len(o.refused) > 0 || o.stopped != "" {
 		kind = "error"
 	}
-	return view.Flash{Kind: kind, Text: strings.Join(append([]string{summary}, o.refused...), "\n")}
+	lines, size := []string{summary}, len(summary)
+	for i, line := range o.refused {
+		if size+len(line)+1 > maxMessageBytes-40 {
+			lines = append(lines, fmt.Sprintf("and %d more files.", len(o.refused)-i))
+			break
+		}
+		lines, size = append(lines, line), size+len(line)+1
+	}
+	return view.Flash{Kind: kind, Text: strings.Join(lines, "\n")}
 }
 
 // fileLabel is a file's name as a message may show it: printable, one
-// line, at most 60 characters, in quotes.
+// line, at most 40 characters, in quotes.
 func fileLabel(name string) string {
 	name = strings.Join(strings.Fields(printable(name)), " ")
-	if utf8.RuneCountInString(name) > 60 {
-		name = string([]rune(name)[:59]) + "…"
+	if utf8.RuneCountInString(name) > 40 {
+		name = string([]rune(name)[:39]) + "…"
 	}
 	return "“" + name + "”"
 }

@@ -147,5 +147,20 @@ func TestConsolePhotoUploadHostile(t *testing.T) {
 		if n := len(petPhotos(t, a, rex.ID)); n != 0 {
 			t.Errorf("%d photos stored from hostile bodies", n)
 		}
+
+		// Eight refused files with long names of 4-byte characters: the
+		// outcome still fits the session cookie it crosses the redirect in.
+		var files []handlerstest.UploadFile
+		for range 8 {
+			files = append(files, handlerstest.UploadFile{Name: strings.Repeat("😀", 200) + ".txt", ContentType: "text/plain", Data: []byte("x")})
+		}
+		body, contentType := handlerstest.PhotoForm(t, b.CSRF, files...)
+		b.Upload(upload, body, contentType, false).WantRedirect("/staff/pets/" + handlerstest.Itoa(rex.ID) + "/edit#photos")
+		p := b.Get("/staff/pets/" + handlerstest.Itoa(rex.ID) + "/edit").WantStatus(http.StatusOK)
+		p.WantText("photos-message", "No photo was added. 8 files were not added:")
+		items := p.ID("photos-refused").Find("li")
+		if last := handlerstest.Text(items.Last()); items.Length() < 2 || !strings.HasPrefix(last, "and ") || !strings.HasSuffix(last, " more files.") {
+			t.Errorf("refused files listed: %d, the last %q", items.Length(), last)
+		}
 	})
 }
