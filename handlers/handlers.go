@@ -87,7 +87,7 @@ func (h *Handler) audiences() (*api.Handler, *shop.Handler, *console.Handler) {
 		}
 		h.console = &console.Handler{
 			Store: h.Store, Sessions: h.Sessions, Limiter: h.Limiter, Shared: h.Shared,
-			Proxies: h.Proxies, Events: h.Events, Logger: h.Logger, Now: h.Now,
+			Proxies: h.Proxies, Events: h.Events, Logger: h.Logger, Now: h.Now, PhotoLimits: h.Config.PhotoLimits,
 		}
 	})
 	return h.api, h.shop, h.console

@@ -119,6 +119,13 @@ func (h *Handler) Routes(app *fiber.App) {
 	staff.add(fiber.MethodGet, "/pets/:petId/edit", auth, con.EditPet)
 	staff.add(fiber.MethodPost, "/pets/:petId", auth, con.UpdatePet)
 	staff.add(fiber.MethodPost, "/pets/:petId/delete", auth, con.DeletePet)
+	// The photo upload takes several photos in one body, read part by
+	// part after the sign-in check (web.UploadParts); CSRF reads a plain
+	// form's token from its first part alone (web.CSRF).
+	h.bodies.Allow(fiber.MethodPost, "/staff/pets/:petId/photos", con.UploadLimit())
+	staff.add(fiber.MethodPost, "/pets/:petId/photos", auth, con.UploadPhotos)
+	staff.add(fiber.MethodPost, "/pets/:petId/photos/order", auth, con.ReorderPhotos)
+	staff.add(fiber.MethodPost, "/pets/:petId/photos/:photoId/delete", auth, con.DeletePhoto)
 	staff.add(fiber.MethodGet, "/categories/new", auth, con.NewCategory)
 	staff.add(fiber.MethodPost, "/categories", auth, con.CreateCategory)
 	staff.add(fiber.MethodGet, "/categories/:categoryId/edit", auth, con.EditCategory)

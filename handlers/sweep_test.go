@@ -132,7 +132,7 @@ func TestSweepPages(t *testing.T) {
 // with a valid value each (ids are filled in per route); a field a route
 // does not read is ignored by it.
 var sweepFields = []string{"name", "description", "role", "plan", "perMinute", "perDay", "status", "categoryId", "quantity", "pet_id",
-	"price", "breed", "birthDate", "email", "phone", "date", "number"}
+	"price", "breed", "birthDate", "email", "phone", "date", "number", "photo"}
 
 // sweepBuyer is a storefront buyer for the checkouts the sweep places.
 var sweepBuyer = db.NewCheckout{Name: "Sweep", Email: "sweep@example.com"}
@@ -179,18 +179,23 @@ func TestSweepForms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			jpg := handlerstest.JPEGOf(t, 8, 8)
+			photo, err := a.Store.AddPhoto(ctx, pet.ID, db.NewPhoto{Large: db.PhotoSize{JPEG: jpg, Width: 8, Height: 8}, Thumb: db.PhotoSize{JPEG: jpg, Width: 8, Height: 8}})
+			if err != nil {
+				t.Fatal(err)
+			}
 			valid := map[string]string{
 				"id":    handlerstest.Itoa(order.ID), // the storefront's /orders/:id/cancel
 				"petId": handlerstest.Itoa(pet.ID), "categoryId": handlerstest.Itoa(pet.CategoryID),
 				"keyId": handlerstest.Itoa(key.ID), "orderId": handlerstest.Itoa(order.ID),
-				"checkoutId": handlerstest.Itoa(checkout.ID),
+				"checkoutId": handlerstest.Itoa(checkout.ID), "photoId": handlerstest.Itoa(photo.ID),
 			}
 			fields := map[string]string{
 				"name": "Sweep " + handlerstest.Itoa(int64(i)), "description": "Fine.", "role": db.RoleCustomer, "plan": db.PlanFree,
 				"status": db.StatusAvailable, "categoryId": handlerstest.Itoa(pet.CategoryID), "quantity": "1", "pet_id": handlerstest.Itoa(pet.ID),
 				"price": "129.00", "breed": "Beagle", "birthDate": a.Clock.Now().AddDate(-1, 0, 0).Format(time.DateOnly),
 				"email": sweepBuyer.Email, "phone": "+1 555 0100", "date": a.Clock.Now().UTC().AddDate(0, 0, 1).Format(time.DateOnly),
-				"number": handlerstest.Itoa(checkout.ID),
+				"number": handlerstest.Itoa(checkout.ID), "photo": handlerstest.Itoa(photo.ID),
 			}
 			// The token of the area the route belongs to.
 			if strings.HasPrefix(route, "/staff") {

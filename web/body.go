@@ -172,9 +172,9 @@ func (b *BodyLimits) Handler(c *fiber.Ctx) error {
 //
 // On such a route nothing may ask for the body before ReadBody: c.Body(),
 // form values and c.MultipartForm read a chunked body to its end, however
-// long (a body with a Content-Length is bounded by Handler's check). A
-// route of a group whose middleware reads form values (the console's
-// CSRF, without its header) needs ReadBody ahead of that middleware.
+// long (a body with a Content-Length is bounded by Handler's check). CSRF
+// knows such routes: it reads a form's token from the first part of a
+// multipart body only (UploadParts then reads the rest, part by part).
 func ReadBody(c *fiber.Ctx) error {
 	max, ok := c.Locals(bodyLimitLocal{}).(int64)
 	if !ok {
@@ -223,10 +223,11 @@ func readBody(c *fiber.Ctx, max int64) error {
 
 // finishBody disposes of a body the route did not read: it is read and
 // dropped when it ends within drainLimit bytes, so the connection can
-// carry the next request; otherwise the connection is closed.
+// carry the next request; otherwise the connection is closed. An answer
+// that closes the connection already (a refused upload) reads none of it.
 func finishBody(c *fiber.Ctx) {
 	req := c.Request()
-	if !req.IsBodyStream() {
+	if !req.IsBodyStream() || c.Response().ConnectionClose() {
 		return
 	}
 	n, err := io.Copy(io.Discard, io.LimitReader(req.BodyStream(), drainLimit+1))

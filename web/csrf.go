@@ -22,7 +22,10 @@ type csrfLocal struct{}
 
 // CSRF guards a browser area with a synchronizer token kept in its session
 // (name): every unsafe request must send it back, in the form or the
-// X-CSRF-Token header. The session cookie is SameSite=Lax as well.
+// X-CSRF-Token header. The session cookie is SameSite=Lax as well. On a
+// route that reads a large body itself (BodyLimits.Allow: a file upload)
+// the form's token is read from the body's first part alone, and a refusal
+// closes the connection with the rest of the body unread (upload.go).
 func CSRF(s *Sessions, name string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		sess, err := s.Get(c, name)
@@ -48,9 +51,14 @@ func CSRF(s *Sessions, name string) fiber.Handler {
 		}
 		sent := c.Get(CSRFHeader)
 		if sent == "" {
-			sent = c.FormValue(CSRFField)
+			if sent, err = formToken(c); err != nil {
+				return err
+			}
 		}
 		if subtle.ConstantTimeCompare([]byte(sent), []byte(token)) != 1 {
+			if streamedRoute(c) {
+				c.Context().SetConnectionClose() // BodyLimits reads no more of it
+			}
 			return db.Errorf(db.EForbidden, "This form has expired. Reload the page and try again.")
 		}
 		return c.Next()

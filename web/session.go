@@ -6,13 +6,13 @@ import (
 	"net/http"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/gorilla/sessions"
 )
 
 // Sessions keeps browser sessions in signed and encrypted cookies
-// (gorilla/sessions). It is the only place that touches gorilla/sessions;
-// Fiber is bridged with its adaptor. Cookies carry the session's values,
+// (gorilla/sessions). It is the only place that touches gorilla/sessions,
+// which is handed a net/http request holding the request's cookies alone
+// (cookieRequest). Cookies carry the session's values,
 // so any instance serves any browser; what must end on the server (the
 // console's sign-in) is a database record the cookie names.
 type Sessions struct {
@@ -42,10 +42,7 @@ func (s *Sessions) Get(c *fiber.Ctx, name string) (*sessions.Session, error) {
 	if sess, ok := c.Locals(sessionLocal(name)).(*sessions.Session); ok {
 		return sess, nil
 	}
-	r, err := adaptor.ConvertRequest(c, false)
-	if err != nil {
-		return nil, fmt.Errorf("session request: %w", err)
-	}
+	r := cookieRequest(c)
 	sess, err := s.store.Get(r, name)
 	if err != nil {
 		// A cookie that does not decode starts a fresh session.
@@ -62,10 +59,7 @@ func (s *Sessions) Get(c *fiber.Ctx, name string) (*sessions.Session, error) {
 // when the request came over TLS (OverTLS: directly, or per a trusted
 // proxy's X-Forwarded-Proto).
 func (s *Sessions) Save(c *fiber.Ctx, sess *sessions.Session) error {
-	r, err := adaptor.ConvertRequest(c, false)
-	if err != nil {
-		return fmt.Errorf("session request: %w", err)
-	}
+	r := cookieRequest(c)
 	opts := *s.store.Options
 	if sess.Options != nil {
 		opts = *sess.Options
@@ -80,6 +74,20 @@ func (s *Sessions) Save(c *fiber.Ctx, sess *sessions.Session) error {
 		c.Response().Header.Add(fiber.HeaderSetCookie, v)
 	}
 	return nil
+}
+
+// cookieRequest is the request as gorilla/sessions reads it: its cookies.
+// Fiber's adaptor (adaptor.ConvertRequest) would copy the whole request,
+// body included, and on a route that reads a large body itself
+// (BodyLimits.Allow: the console's photo upload) that means waiting for,
+// and holding, every byte of an upload the session's CSRF check has not
+// yet let in.
+func cookieRequest(c *fiber.Ctx) *http.Request {
+	h := http.Header{}
+	if cookie := c.Request().Header.Peek(fiber.HeaderCookie); len(cookie) > 0 {
+		h.Set(fiber.HeaderCookie, string(cookie))
+	}
+	return &http.Request{Method: c.Method(), Header: h, Host: c.Hostname()}
 }
 
 // headerWriter is the http.ResponseWriter gorilla/sessions writes its

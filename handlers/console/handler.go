@@ -14,6 +14,7 @@ import (
 	"petstore/db"
 	"petstore/web"
 	"petstore/web/events"
+	"petstore/web/photo"
 	"petstore/web/ratelimit"
 )
 
@@ -33,6 +34,8 @@ type Handler struct {
 	Logger  *slog.Logger
 	// Now is the clock the pages show times against.
 	Now func() time.Time
+	// PhotoLimits bound a photo upload (zero fields: SPEC §14's).
+	PhotoLimits photo.Limits
 }
 
 // Words of the 503 page (SPEC §2: the database is unavailable) for staff;

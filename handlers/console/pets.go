@@ -57,13 +57,20 @@ func (h *Handler) CreatePet(c *fiber.Ctx) error {
 	return h.flashRedirect(c, "ok", "Pet “"+p.Name+"” created.", "/staff/catalog")
 }
 
-// EditPet is a pet's form: GET /staff/pets/{petId}/edit.
+// EditPet is a pet's form and, below it, its photos: GET
+// /staff/pets/{petId}/edit.
 func (h *Handler) EditPet(c *fiber.Ctx) error {
 	p, err := web.FindByPath(c, "petId", h.Store.FindPetByID)
 	if err != nil {
 		return err
 	}
-	return h.renderPetForm(c, fiber.StatusOK, petFormOf(c, p))
+	v := petFormOf(c, p)
+	photos := h.photosView(c, p)
+	if photos.Message, err = h.takePhotosMessage(c); err != nil {
+		return err
+	}
+	v.Photos = &photos
+	return h.renderPetForm(c, fiber.StatusOK, v)
 }
 
 // UpdatePet replaces a pet's name and category, sets its shop fields and
@@ -76,6 +83,8 @@ func (h *Handler) UpdatePet(c *fiber.Ctx) error {
 	id := cur.ID
 	in, v := petForm(c, true)
 	v.ID, v.Current = id, cur.Status
+	photos := h.photosView(c, cur)
+	v.Photos = &photos
 	if len(v.Errors) > 0 {
 		return h.petFormInvalid(c, in, v)
 	}

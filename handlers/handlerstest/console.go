@@ -119,6 +119,14 @@ func (b *Browser) Send(method, path string, form url.Values, htmx bool) *Page {
 			r.Header.Set("X-CSRF-Token", b.CSRF)
 		}
 	}
+	return b.Do(r)
+}
+
+// Do makes a request with the jar's cookies and the browser's headers, and
+// keeps the cookies and the CSRF token the answer brings.
+func (b *Browser) Do(r *http.Request) *Page {
+	b.T.Helper()
+	method, path := r.Method, r.URL.Path
 	for k, v := range b.Header {
 		r.Header.Set(k, v)
 	}
@@ -130,6 +138,9 @@ func (b *Browser) Send(method, path string, form url.Values, htmx bool) *Page {
 		b.T.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer res.Body.Close()
+	if res.Close { // Go's reader takes it out of the header
+		res.Header.Set("Connection", "close")
+	}
 	for _, c := range res.Cookies() {
 		if c.MaxAge < 0 {
 			delete(b.Cookies, c.Name)

@@ -6,6 +6,10 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"net/textproto"
 	"testing"
 
 	"petstore/web/photo/phototest"
@@ -101,4 +105,54 @@ func JPEGMarkers(tb testing.TB, data []byte) []byte {
 func (a *App) UploadPhoto(petID int64, contentType string, body []byte) *Response {
 	a.T.Helper()
 	return a.Do(Req{Method: "POST", Path: "/api/pets/" + Itoa(petID) + "/photos", Key: a.Staff, ContentType: contentType, Body: body})
+}
+
+// UploadFile is one file of a multipart upload.
+type UploadFile struct {
+	Name, ContentType string
+	Data              []byte
+}
+
+// PhotoForm is a multipart/form-data body as the console's upload form
+// sends it: the _csrf field first (unless token is ""), then each file as
+// a "photos" part. It returns the body and its Content-Type.
+func PhotoForm(tb testing.TB, token string, files ...UploadFile) ([]byte, string) {
+	tb.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	if token != "" {
+		if err := w.WriteField("_csrf", token); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for _, f := range files {
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", `form-data; name="photos"; filename="`+f.Name+`"`)
+		h.Set("Content-Type", f.ContentType)
+		part, err := w.CreatePart(h)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if _, err := part.Write(f.Data); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes(), w.FormDataContentType()
+}
+
+// Upload posts a multipart body (PhotoForm) to the console: as the plain
+// form does, or with js as console.js does (HX-Request, and the CSRF
+// token in the X-CSRF-Token header).
+func (b *Browser) Upload(path string, body []byte, contentType string, js bool) *Page {
+	b.T.Helper()
+	r := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
+	r.Header.Set("Content-Type", contentType)
+	if js {
+		r.Header.Set("HX-Request", "true")
+		r.Header.Set("X-CSRF-Token", b.CSRF)
+	}
+	return b.Do(r)
 }

@@ -12,7 +12,8 @@ import (
 	"petstore/web"
 )
 
-// Pet is a pet's page: GET /pets/{id}.
+// Pet is a pet's page: GET /pets/{id}, showing the photo ?photo=N large
+// (the first when N is not one of the pet's photos).
 func (h *Handler) Pet(c *fiber.Ctx) error {
 	id, err := parseID(c.Params("id"), "pet")
 	if err != nil {
@@ -22,6 +23,7 @@ func (h *Handler) Pet(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	v.Photo = view.ChosenPhoto(c.Query("photo"), len(v.Pet.Photos))
 	if v.Chrome, err = h.pageChrome(c, view.NavCatalog); err != nil {
 		return err
 	}

@@ -10,6 +10,8 @@
 // - The live indicator, the copy button, filters that apply on change, and
 //   a highlight for new orders.
 // - Space presses links styled as buttons.
+// - A pet's photos: the upload's progress, and focus kept where it was
+//   when the photos section is replaced.
 (function () {
   "use strict";
 
@@ -189,6 +191,97 @@
     if (field.matches && field.matches("form.filters select") && field.form.requestSubmit) {
       field.form.requestSubmit();
     }
+  });
+
+  // A pet's photos (views/console/photos.templ). The upload form is a
+  // plain multipart form; here it is sent with XMLHttpRequest instead, to
+  // show the upload's progress, and the server's answer (the photos
+  // section, as for htmx) replaces the section. The token goes in the
+  // X-CSRF-Token header, so the server checks it before reading the body.
+  function replacePhotos(html) {
+    var old = document.getElementById("photos");
+    var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("photos");
+    if (!old || !fresh) return null;
+    fresh = document.importNode(fresh, true);
+    old.replaceWith(fresh);
+    if (window.htmx) htmx.process(fresh);
+    focusPhotos();
+    return fresh;
+  }
+
+  // After a photo action the section names the control that had focus
+  // (data-focus), since the one pressed was replaced with the section.
+  function focusPhotos() {
+    var target = document.querySelector("#photos [data-focus]");
+    if (!target) return;
+    target.removeAttribute("data-focus");
+    target.focus();
+  }
+  document.addEventListener("htmx:afterSettle", focusPhotos);
+
+  function plural(n, one) {
+    return n + " " + one + (n === 1 ? "" : "s");
+  }
+
+  function showProgress(form, value, max, text) {
+    var box = form.querySelector(".upload-progress");
+    if (!box) return;
+    var bar = box.querySelector("progress");
+    box.hidden = false;
+    bar.max = max;
+    bar.value = value;
+    box.querySelector("[data-testid=upload-progress-label]").textContent = text;
+  }
+
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-photo-upload") || !window.FormData) return;
+    var input = form.querySelector("input[type=file]");
+    if (!input || !input.files || input.files.length === 0) return;
+    e.preventDefault();
+    var count = input.files.length;
+    var button = form.querySelector("button[type=submit]");
+    var data = new FormData(form);
+    var xhr = new XMLHttpRequest();
+    xhr.open("POST", form.action);
+    xhr.setRequestHeader("HX-Request", "true");
+    xhr.setRequestHeader("X-CSRF-Token", form.elements._csrf.value);
+    showProgress(form, 0, 100, "Sending " + plural(count, "photo") + "…");
+    button.disabled = true;
+    button.setAttribute("aria-busy", "true");
+    xhr.upload.addEventListener("progress", function (ev) {
+      if (!ev.lengthComputable || ev.total === 0) return;
+      showProgress(form, ev.loaded, ev.total, "Sent " + Math.floor((ev.loaded * 100) / ev.total) + "%");
+    });
+    xhr.upload.addEventListener("load", function () {
+      showProgress(form, 100, 100, "Sent; processing…");
+    });
+    function failed(text) {
+      button.disabled = false;
+      button.removeAttribute("aria-busy");
+      showProgress(form, 0, 100, "Upload failed");
+      showAlert(text);
+    }
+    xhr.addEventListener("load", function () {
+      var redirect = xhr.getResponseHeader("HX-Redirect");
+      if (redirect) {
+        window.location.href = redirect;
+        return;
+      }
+      if (xhr.status === 200 || xhr.status === 409) {
+        var fresh = replacePhotos(xhr.responseText);
+        var next = fresh && fresh.querySelector("form[data-photo-upload]");
+        if (next) showProgress(next, 100, 100, "Upload complete: " + plural(count, "file") + " sent");
+        if (fresh) return;
+      }
+      failed(errorText(xhr));
+    });
+    xhr.addEventListener("error", function () {
+      failed("The server could not be reached. Check your connection and try again.");
+    });
+    var box = alertBox();
+    if (box) box.hidden = true;
+    xhr.send(data);
   });
 
   // Copy buttons: data-copy names the input whose value they copy.

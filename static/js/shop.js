@@ -38,6 +38,39 @@
     }
   });
 
+  // The pet page's gallery: a thumbnail shows its photo large in place. Its
+  // link works without JavaScript too (?photo=N, rendered by the server);
+  // here the address follows along, the chosen link is marked
+  // (aria-current) and the caption, a live region, says which photo shows.
+  document.addEventListener("click", function (e) {
+    var link = e.target.closest && e.target.closest(".gallery-thumbs a[data-large]");
+    if (!link || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) {
+      return;
+    }
+    var gallery = link.closest(".pet-gallery");
+    var main = gallery && gallery.querySelector(".gallery-main img");
+    if (!main) {
+      return;
+    }
+    e.preventDefault();
+    main.srcset = link.dataset.srcset;
+    main.src = link.dataset.large;
+    main.width = Number(link.dataset.width);
+    main.height = Number(link.dataset.height);
+    main.alt = link.dataset.alt;
+    var caption = gallery.querySelector(".gallery-main figcaption");
+    if (caption) {
+      caption.textContent = link.dataset.caption;
+    }
+    gallery.querySelectorAll(".gallery-thumbs a[aria-current]").forEach(function (a) {
+      a.removeAttribute("aria-current");
+    });
+    link.setAttribute("aria-current", "true");
+    if (window.history && window.history.replaceState) {
+      window.history.replaceState(window.history.state, "", link.href);
+    }
+  });
+
   if (!window.htmx) {
     return; // htmx failed to load; the plain forms and links still work
   }

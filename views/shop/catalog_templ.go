@@ -577,7 +577,7 @@ func petCard(p *db.Pet) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.PetPicture(p.CategoryName, "", false).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = cardPicture(p).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
