@@ -41,7 +41,7 @@ func (h *Handler) AddPhoto(c *fiber.Ctx) error {
 	}
 	// fasthttp's Body, not Fiber's: no content coding (web.BodyLimits
 	// refuses compressed bodies anyway).
-	res, err := photo.Process(ctx, bytes.NewReader(c.Request().Body()), c.Get(fiber.HeaderContentType), h.PhotoLimits)
+	res, err := photo.Reencode(ctx, bytes.NewReader(c.Request().Body()), c.Get(fiber.HeaderContentType), h.PhotoLimits)
 	if err != nil {
 		return photoError(err)
 	}
@@ -56,7 +56,7 @@ func (h *Handler) AddPhoto(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusCreated).JSON(ph)
 }
 
-// photoError is the API's answer to what photo.Process refused; the
+// photoError is the API's answer to what photo.Reencode refused; the
 // package's messages are safe to show.
 func photoError(err error) error {
 	switch {

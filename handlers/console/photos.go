@@ -39,7 +39,7 @@ func (h *Handler) photoLimits() photo.Limits {
 // multipart form of one or more files named "photos", from the plain form
 // or console.js (which shows the upload's progress). The body is read a
 // part at a time (web.UploadParts), each file streamed through
-// photo.Process with its own 8 MiB limit, so memory holds one image at a
+// photo.Reencode with its own 8 MiB limit, so memory holds one image at a
 // time however many are sent. A file that is not an image, too large or
 // too many pixels is refused with its reason while the others are stored;
 // past the pet's 8 photos the rest are refused too. Once 8 files have been
@@ -102,7 +102,7 @@ func (h *Handler) receivePhotos(c *fiber.Ctx, p *db.Pet, parts *multipart.Reader
 			out.refused = append(out.refused, name+": "+fullReason(p.Name))
 			continue
 		}
-		res, err := photo.Process(ctx, part, part.Header.Get(fiber.HeaderContentType), limits)
+		res, err := photo.Reencode(ctx, part, part.Header.Get(fiber.HeaderContentType), limits)
 		if reason := refusedPhoto(err, limits); reason != "" {
 			out.refused = append(out.refused, name+": "+reason)
 			if errors.Is(err, photo.ErrTimeout) {
@@ -131,7 +131,7 @@ func (h *Handler) receivePhotos(c *fiber.Ctx, p *db.Pet, parts *multipart.Reader
 	}
 }
 
-// refusedPhoto is why photo.Process refused a file, in words for staff;
+// refusedPhoto is why photo.Reencode refused a file, in words for staff;
 // "" for success and for failures of the request rather than the file.
 func refusedPhoto(err error, l photo.Limits) string {
 	switch {

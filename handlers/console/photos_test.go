@@ -13,6 +13,7 @@ import (
 	"petstore/db"
 	"petstore/db/dbtest"
 	"petstore/handlers/handlerstest"
+	"petstore/web/photo/phototest"
 )
 
 // The console's photo upload (SPEC §14), on both databases: several files
@@ -199,7 +200,7 @@ func addPhoto(t *testing.T, a *handlerstest.App, petID int64) *db.Photo {
 func gifOf(t *testing.T, w, h int) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := gif.Encode(&buf, handlerstest.PhotoLike(w, h), nil); err != nil {
+	if err := gif.Encode(&buf, phototest.PhotoLike(w, h), nil); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

@@ -6,17 +6,17 @@ import (
 	"testing"
 )
 
-// BenchmarkProcess12MP is the cost of one typical phone upload: a 4000×3000
+// BenchmarkReencode12MP is the cost of one typical phone upload: a 4000×3000
 // JPEG (3.5 MB) to the 1600×1200 and 400×300 JPEGs. B/op is the memory
 // the upload allocates, most of it the resizer's intermediate.
 //
-//	go test -run x -bench Process12MP -benchmem ./web/photo/
-func BenchmarkProcess12MP(b *testing.B) {
+//	go test -run x -bench Reencode12MP -benchmem ./web/photo/
+func BenchmarkReencode12MP(b *testing.B) {
 	data := twelveMP()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Process(context.Background(), bytes.NewReader(data), "image/jpeg", testLimits()); err != nil {
+		if _, err := Reencode(context.Background(), bytes.NewReader(data), "image/jpeg", testLimits()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -14,7 +14,7 @@ var mediaTypes = map[string]bool{
 // names one of the four accepted image types. It exists so that the caller
 // can answer 415 before reading a byte of the body. Parameters
 // ("; charset=binary") and letter case are ignored; an empty header is
-// unsupported. Passing it says nothing about the bytes: Process trusts
+// unsupported. Passing it says nothing about the bytes: Reencode trusts
 // what they are, not what the header says.
 func CheckContentType(header string) error {
 	mediaType, _, _ := strings.Cut(header, ";")

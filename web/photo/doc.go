@@ -4,9 +4,9 @@
 // upload's metadata (EXIF, GPS position, comments).
 //
 // It knows nothing of HTTP or the database. A handler calls CheckContentType
-// before reading the body, then Process, and maps the sentinel errors:
+// before reading the body, then Reencode, and maps the sentinel errors:
 //
-//	res, err := photo.Process(ctx, body, c.Get("Content-Type"), limits)
+//	res, err := photo.Reencode(ctx, body, c.Get("Content-Type"), limits)
 //	switch {
 //	case errors.Is(err, photo.ErrUnsupportedType): // 415
 //	case errors.Is(err, photo.ErrTooLarge): // 413
@@ -27,7 +27,7 @@
 // decoded pixels (16-bit PNG; 60 MB for a typical JPEG, more while a
 // progressive JPEG is decoded) plus the resizer's intermediate (up to
 // 320 MB for a square image). Measured: a 12-megapixel JPEG allocates about
-// 200 MB and takes about a second of one core (BenchmarkProcess12MP); a
+// 200 MB and takes about a second of one core (BenchmarkReencode12MP); a
 // square 40-megapixel 16-bit PNG, the worst case, about 650 MB and 4
 // seconds. Uploads are processed one at a time per process, so that is also
 // the most photos take at once.

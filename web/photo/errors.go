@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// The errors Process and CheckContentType return wrap exactly one of these
+// The errors Reencode and CheckContentType return wrap exactly one of these
 // (test with errors.Is), so the caller maps them to a status with one
 // table; the text of every error they wrap is safe to show a client.
 var (

@@ -11,10 +11,10 @@ import (
 	"petstore/web/photo/phototest"
 )
 
-// TestProcessStripsExif: a photo carrying an Exif segment with a GPS
+// TestReencodeStripsExif: a photo carrying an Exif segment with a GPS
 // position comes out with no metadata segment at all, and the position's
 // bytes are nowhere in the output.
-func TestProcessStripsExif(t *testing.T) {
+func TestReencodeStripsExif(t *testing.T) {
 	in := withAPP1(t, encodeJPEGBytes(t, phototest.PhotoLike(800, 600)), exifPayload(binary.BigEndian, 1))
 	if !bytes.Contains(in, []byte("Exif\x00\x00MM")) || !bytes.Contains(in, gpsLatitude) {
 		t.Fatal("the input does not carry the Exif GPS position the test is about")
@@ -22,7 +22,7 @@ func TestProcessStripsExif(t *testing.T) {
 	if got := jpegMarkers(t, in); got[0] != 0xe1 {
 		t.Fatalf("input markers % x, want APP1 first", got)
 	}
-	res := mustProcess(t, in, "image/jpeg")
+	res := mustReencode(t, in, "image/jpeg")
 	for _, j := range []struct {
 		name string
 		JPEG
@@ -39,11 +39,11 @@ func TestProcessStripsExif(t *testing.T) {
 	}
 }
 
-// TestProcessAppliesOrientation: a 64×32 image stored with each EXIF
+// TestReencodeAppliesOrientation: a 64×32 image stored with each EXIF
 // orientation comes out as it should be displayed. The quadrants are red
 // and green on top, blue and white below; each row of the table lists the
 // colours expected top-left, top-right, bottom-left and bottom-right.
-func TestProcessAppliesOrientation(t *testing.T) {
+func TestReencodeAppliesOrientation(t *testing.T) {
 	var (
 		r = color.RGBA{255, 0, 0, 255}
 		g = color.RGBA{0, 255, 0, 255}
@@ -69,7 +69,7 @@ func TestProcessAppliesOrientation(t *testing.T) {
 			if got := exifOrientation(in); got != int(tt.orientation) {
 				t.Fatalf("exifOrientation = %d, want %d (%v)", got, tt.orientation, bo)
 			}
-			res := mustProcess(t, in, "image/jpeg")
+			res := mustReencode(t, in, "image/jpeg")
 			wantSize := image.Pt(64, 32)
 			if tt.orientation >= 5 {
 				wantSize = image.Pt(32, 64)

@@ -11,7 +11,7 @@ import (
 	"golang.org/x/image/webp"
 )
 
-// format is one image format we decode. Process picks it from the bytes'
+// format is one image format we decode. Reencode picks it from the bytes'
 // signature and calls its decoders directly rather than image.Decode, so
 // what runs on an upload does not depend on which other formats some
 // package in the binary happens to register with the image package.

@@ -24,12 +24,12 @@ var fuzzLimits = Limits{
 	Timeout:   10 * time.Second,
 }
 
-// FuzzProcess: whatever the bytes, Process does not panic (nor recovers a
+// FuzzReencode: whatever the bytes, Reencode does not panic (nor recovers a
 // decoder panic), returns only its sentinel errors, and whatever it returns
 // is two metadata-free JPEGs of the sizes it claims, within the limits.
 //
-//	go test -run x -fuzz FuzzProcess -fuzztime 60s ./web/photo/
-func FuzzProcess(f *testing.F) {
+//	go test -run x -fuzz FuzzReencode -fuzztime 60s ./web/photo/
+func FuzzReencode(f *testing.F) {
 	nrgba := image.NewNRGBA(image.Rect(0, 0, 12, 9))
 	for i := range nrgba.Pix {
 		nrgba.Pix[i] = uint8(i * 37)
@@ -54,7 +54,7 @@ func FuzzProcess(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res, err := Process(context.Background(), bytes.NewReader(data), "image/jpeg", fuzzLimits)
+		res, err := Reencode(context.Background(), bytes.NewReader(data), "image/jpeg", fuzzLimits)
 		if err != nil {
 			var p *decoderPanic
 			if errors.As(err, &p) {

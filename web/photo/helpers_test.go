@@ -26,12 +26,12 @@ func testLimits() Limits {
 	return l
 }
 
-// mustProcess runs Process and fails the test on an error.
-func mustProcess(tb testing.TB, data []byte, contentType string) *Result {
+// mustReencode runs Reencode and fails the test on an error.
+func mustReencode(tb testing.TB, data []byte, contentType string) *Result {
 	tb.Helper()
-	res, err := Process(context.Background(), bytes.NewReader(data), contentType, testLimits())
+	res, err := Reencode(context.Background(), bytes.NewReader(data), contentType, testLimits())
 	if err != nil {
-		tb.Fatalf("Process: %v", err)
+		tb.Fatalf("Reencode: %v", err)
 	}
 	return res
 }

@@ -2,7 +2,7 @@ package photo
 
 import "time"
 
-// Limits bounds what Process accepts and what it produces. They exist so
+// Limits bounds what Reencode accepts and what it produces. They exist so
 // that an upload can cost the server only a known amount of memory and
 // time, however it was crafted. A zero or negative field takes its value
 // from DefaultLimits, so callers set only what they mean to change.

@@ -14,10 +14,10 @@ import (
 	"petstore/web/photo/phototest"
 )
 
-// TestProcessRefusesBombs: files whose headers declare more pixels than
+// TestReencodeRefusesBombs: files whose headers declare more pixels than
 // allowed are refused from the header alone: fast, and without allocating
 // the pixels (10000×10000 RGBA would be 400 MB).
-func TestProcessRefusesBombs(t *testing.T) {
+func TestReencodeRefusesBombs(t *testing.T) {
 	gifClaiming := func(w, h uint16) []byte {
 		data := encodeGIFBytes(t, image.NewGray(image.Rect(0, 0, 1, 1)))
 		// "GIF89a", then the logical screen's width and height, little-endian.
@@ -45,7 +45,7 @@ func TestProcessRefusesBombs(t *testing.T) {
 			var err error
 			start := time.Now()
 			allocated := allocatedBy(func() {
-				_, err = Process(context.Background(), bytes.NewReader(tt.data), tt.contentType, testLimits())
+				_, err = Reencode(context.Background(), bytes.NewReader(tt.data), tt.contentType, testLimits())
 			})
 			if !errors.Is(err, tt.want) {
 				t.Errorf("err = %v, want %v", err, tt.want)
@@ -85,18 +85,18 @@ func TestInspectBoundaries(t *testing.T) {
 	}
 }
 
-// TestProcessTooLarge: one byte over the limit is refused, and no more than
+// TestReencodeTooLarge: one byte over the limit is refused, and no more than
 // that is read, however much the client sends.
-func TestProcessTooLarge(t *testing.T) {
+func TestReencodeTooLarge(t *testing.T) {
 	big := make([]byte, 8<<20+1)
 	copy(big, encodeJPEGBytes(t, phototest.PhotoLike(16, 16)))
-	_, err := Process(context.Background(), bytes.NewReader(big), "image/jpeg", testLimits())
+	_, err := Reencode(context.Background(), bytes.NewReader(big), "image/jpeg", testLimits())
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("8 MiB + 1: err = %v, want ErrTooLarge", err)
 	}
 
 	endless := &countingReader{}
-	_, err = Process(context.Background(), endless, "image/png", testLimits())
+	_, err = Reencode(context.Background(), endless, "image/png", testLimits())
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("endless body: err = %v, want ErrTooLarge", err)
 	}
@@ -108,20 +108,20 @@ func TestProcessTooLarge(t *testing.T) {
 	// the end of the image).
 	l := testLimits()
 	l.MaxBytes = 5000
-	if _, err = Process(context.Background(), bytes.NewReader(big[:5000]), "image/jpeg", l); err != nil {
+	if _, err = Reencode(context.Background(), bytes.NewReader(big[:5000]), "image/jpeg", l); err != nil {
 		t.Fatalf("exactly MaxBytes: err = %v", err)
 	}
-	if _, err = Process(context.Background(), bytes.NewReader(big[:5001]), "image/jpeg", l); !errors.Is(err, ErrTooLarge) {
+	if _, err = Reencode(context.Background(), bytes.NewReader(big[:5001]), "image/jpeg", l); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("MaxBytes + 1: err = %v, want ErrTooLarge", err)
 	}
 }
 
-// TestProcessUnsupportedTypeReadsNothing: the type is refused before a byte
+// TestReencodeUnsupportedTypeReadsNothing: the type is refused before a byte
 // of the body is read.
-func TestProcessUnsupportedTypeReadsNothing(t *testing.T) {
+func TestReencodeUnsupportedTypeReadsNothing(t *testing.T) {
 	for _, ct := range []string{"text/plain", "", "image/svg+xml", "application/json"} {
 		body := &countingReader{}
-		_, err := Process(context.Background(), body, ct, testLimits())
+		_, err := Reencode(context.Background(), body, ct, testLimits())
 		if !errors.Is(err, ErrUnsupportedType) {
 			t.Errorf("%q: err = %v, want ErrUnsupportedType", ct, err)
 		}
@@ -131,9 +131,9 @@ func TestProcessUnsupportedTypeReadsNothing(t *testing.T) {
 	}
 }
 
-// TestProcessUndecodable: bytes that are no image, or a broken one, are
+// TestReencodeUndecodable: bytes that are no image, or a broken one, are
 // ErrUndecodable whatever the Content-Type says.
-func TestProcessUndecodable(t *testing.T) {
+func TestReencodeUndecodable(t *testing.T) {
 	jpg := encodeJPEGBytes(t, phototest.PhotoLike(200, 150))
 	png := encodePNGBytes(t, phototest.PhotoLike(200, 150))
 	garbage := make([]byte, 4096)
@@ -160,7 +160,7 @@ func TestProcessUndecodable(t *testing.T) {
 		{"bmp", "image/png", append([]byte("BM"), garbage[:100]...)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Process(context.Background(), bytes.NewReader(tt.data), tt.contentType, testLimits())
+			_, err := Reencode(context.Background(), bytes.NewReader(tt.data), tt.contentType, testLimits())
 			if !errors.Is(err, ErrUndecodable) {
 				t.Fatalf("err = %v, want ErrUndecodable", err)
 			}
@@ -168,10 +168,10 @@ func TestProcessUndecodable(t *testing.T) {
 	}
 }
 
-// TestProcessRecoversDecoderPanics: a codec bug becomes ErrUndecodable,
+// TestReencodeRecoversDecoderPanics: a codec bug becomes ErrUndecodable,
 // in the header check (the caller's goroutine) and in the decode (the
 // worker's, where nothing else would recover it).
-func TestProcessRecoversDecoderPanics(t *testing.T) {
+func TestReencodeRecoversDecoderPanics(t *testing.T) {
 	saved := formats
 	t.Cleanup(func() { formats = saved })
 	formats = append([]format{
@@ -181,7 +181,7 @@ func TestProcessRecoversDecoderPanics(t *testing.T) {
 			func(io.Reader) (image.Image, error) { panic("decode") }},
 	}, saved...)
 	for _, data := range []string{"CONFIG", "DECODE"} {
-		_, err := Process(context.Background(), bytes.NewReader([]byte(data)), "image/png", testLimits())
+		_, err := Reencode(context.Background(), bytes.NewReader([]byte(data)), "image/png", testLimits())
 		var p *decoderPanic
 		if !errors.Is(err, ErrUndecodable) || !errors.As(err, &p) {
 			t.Fatalf("%s: err = %v, want a recovered ErrUndecodable", data, err)
@@ -192,7 +192,7 @@ func TestProcessRecoversDecoderPanics(t *testing.T) {
 	}
 	// The worker was released: the next upload is processed.
 	formats = saved
-	mustProcess(t, encodePNGBytes(t, phototest.PhotoLike(10, 10)), "image/png")
+	mustReencode(t, encodePNGBytes(t, phototest.PhotoLike(10, 10)), "image/png")
 }
 
 // jpegClaiming is a valid 1×1 JPEG whose SOF0 segment then claims w×h.

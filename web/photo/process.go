@@ -40,7 +40,7 @@ type Result struct {
 // decode whose caller gave up keeps its place until it actually finishes.
 var worker = make(chan struct{}, 1)
 
-// Process turns an untrusted upload into the large and thumbnail JPEGs.
+// Reencode turns an untrusted upload into the large and thumbnail JPEGs.
 //
 // contentType is the request's Content-Type header; anything CheckContentType
 // refuses is ErrUnsupportedType before r is read. Then at most
@@ -58,7 +58,7 @@ var worker = make(chan struct{}, 1)
 //
 // Errors other than those sentinels are the reader's own (a client that
 // went away) or ctx's, when the caller cancels it.
-func Process(ctx context.Context, r io.Reader, contentType string, limits Limits) (res *Result, err error) {
+func Reencode(ctx context.Context, r io.Reader, contentType string, limits Limits) (res *Result, err error) {
 	if err := CheckContentType(contentType); err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func Process(ctx context.Context, r io.Reader, contentType string, limits Limits
 		err error
 	}
 	done := make(chan outcome, 1)
-	// A decoder cannot be interrupted. When ctx ends first, Process returns
+	// A decoder cannot be interrupted. When ctx ends first, Reencode returns
 	// and this goroutine finishes in the background: its memory is bounded
 	// by the pixel checks above and it still holds the worker, so abandoned
 	// decodes cannot pile up. Decoders read through ctxReader, so most of

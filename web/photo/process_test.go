@@ -10,9 +10,9 @@ import (
 	"petstore/web/photo/phototest"
 )
 
-// TestProcessFormats: each accepted format comes out as two JPEGs of the
+// TestReencodeFormats: each accepted format comes out as two JPEGs of the
 // right size, with the format of the bytes reported.
-func TestProcessFormats(t *testing.T) {
+func TestReencodeFormats(t *testing.T) {
 	src := phototest.PhotoLike(120, 90)
 	for _, tt := range []struct {
 		name, contentType string
@@ -30,7 +30,7 @@ func TestProcessFormats(t *testing.T) {
 		{"webp lossy", "image/webp", readTestdata(t, "blue-purple-pink.lossy.webp"), "webp", 150, 100},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			res := mustProcess(t, tt.data, tt.contentType)
+			res := mustReencode(t, tt.data, tt.contentType)
 			if res.Format != tt.format {
 				t.Errorf("Format = %q, want %q", res.Format, tt.format)
 			}
@@ -47,9 +47,9 @@ func TestProcessFormats(t *testing.T) {
 	}
 }
 
-// TestProcessSizes: the longest side is brought down to 1600 and 400
+// TestReencodeSizes: the longest side is brought down to 1600 and 400
 // pixels, keeping the aspect ratio, and never up.
-func TestProcessSizes(t *testing.T) {
+func TestReencodeSizes(t *testing.T) {
 	for _, tt := range []struct {
 		name         string
 		w, h         int
@@ -65,7 +65,7 @@ func TestProcessSizes(t *testing.T) {
 			if tt.w != 4000 || tt.h != 3000 {
 				data = encodeJPEGBytes(t, phototest.PhotoLike(tt.w, tt.h))
 			}
-			res := mustProcess(t, data, "image/jpeg")
+			res := mustReencode(t, data, "image/jpeg")
 			decodeJPEG(t, "large", res.Large)
 			decodeJPEG(t, "thumb", res.Thumb)
 			if got := image.Pt(res.Large.Width, res.Large.Height); got != tt.large {
@@ -99,10 +99,10 @@ func TestFit(t *testing.T) {
 	}
 }
 
-// TestProcessTrustsTheBytes: a declared type that is one of the four but
+// TestReencodeTrustsTheBytes: a declared type that is one of the four but
 // not what the bytes are does not matter; the bytes are decoded as what
 // they are, and the output is a fresh JPEG either way.
-func TestProcessTrustsTheBytes(t *testing.T) {
+func TestReencodeTrustsTheBytes(t *testing.T) {
 	src := phototest.PhotoLike(64, 48)
 	for _, tt := range []struct {
 		name, contentType string
@@ -115,7 +115,7 @@ func TestProcessTrustsTheBytes(t *testing.T) {
 		{"webp declared gif", "image/gif", readTestdata(t, "blue-purple-pink.lossy.webp"), "webp"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			res := mustProcess(t, tt.data, tt.contentType)
+			res := mustReencode(t, tt.data, tt.contentType)
 			if res.Format != tt.format {
 				t.Errorf("Format = %q, want %q", res.Format, tt.format)
 			}
@@ -124,17 +124,17 @@ func TestProcessTrustsTheBytes(t *testing.T) {
 	}
 }
 
-// TestProcessFlattensOntoWhite: transparent pixels come out white, not the
+// TestReencodeFlattensOntoWhite: transparent pixels come out white, not the
 // black they would be if the alpha channel were simply dropped, and opaque
 // ones keep their colour.
-func TestProcessFlattensOntoWhite(t *testing.T) {
+func TestReencodeFlattensOntoWhite(t *testing.T) {
 	m := image.NewNRGBA(image.Rect(0, 0, 64, 64))
 	for y := range 64 {
 		for x := range 32 { // left half opaque red, right half transparent
 			m.SetNRGBA(x, y, color.NRGBA{255, 0, 0, 255})
 		}
 	}
-	res := mustProcess(t, encodePNGBytes(t, m), "image/png")
+	res := mustReencode(t, encodePNGBytes(t, m), "image/png")
 	out := decodeJPEG(t, "large", res.Large)
 	assertNear(t, "opaque red", out.At(8, 32), color.RGBA{255, 0, 0, 255})
 	assertNear(t, "transparent", out.At(56, 32), color.RGBA{255, 255, 255, 255})
@@ -145,7 +145,7 @@ func TestProcessFlattensOntoWhite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out = decodeJPEG(t, "webp large", mustProcess(t, data, "image/webp").Large)
+	out = decodeJPEG(t, "webp large", mustReencode(t, data, "image/webp").Large)
 	transparent := 0
 	for y := range 100 {
 		for x := range 75 {
@@ -162,9 +162,9 @@ func TestProcessFlattensOntoWhite(t *testing.T) {
 	}
 }
 
-// TestProcessGIFTransparency: a GIF's transparent palette entry becomes
+// TestReencodeGIFTransparency: a GIF's transparent palette entry becomes
 // white too.
-func TestProcessGIFTransparency(t *testing.T) {
+func TestReencodeGIFTransparency(t *testing.T) {
 	pal := color.Palette{color.RGBA{0, 0, 0, 0}, color.RGBA{0, 0, 255, 255}}
 	m := image.NewPaletted(image.Rect(0, 0, 40, 40), pal)
 	for y := range 40 {
@@ -172,15 +172,15 @@ func TestProcessGIFTransparency(t *testing.T) {
 			m.SetColorIndex(x, y, 1)
 		}
 	}
-	out := decodeJPEG(t, "large", mustProcess(t, encodeGIFBytes(t, m), "image/gif").Large)
+	out := decodeJPEG(t, "large", mustReencode(t, encodeGIFBytes(t, m), "image/gif").Large)
 	assertNear(t, "opaque blue", out.At(5, 20), color.RGBA{0, 0, 255, 255})
 	assertNear(t, "transparent", out.At(35, 20), color.RGBA{255, 255, 255, 255})
 }
 
-// TestProcessGIFFrameOnScreen: a GIF whose first frame covers part of its
+// TestReencodeGIFFrameOnScreen: a GIF whose first frame covers part of its
 // logical screen comes out the size of the screen, as browsers show it,
 // with the uncovered part white.
-func TestProcessGIFFrameOnScreen(t *testing.T) {
+func TestReencodeGIFFrameOnScreen(t *testing.T) {
 	pal := color.Palette{color.RGBA{0, 0, 0, 255}, color.RGBA{255, 0, 0, 255}}
 	frame := image.NewPaletted(image.Rect(20, 20, 36, 36), pal)
 	for i := range frame.Pix {
@@ -195,7 +195,7 @@ func TestProcessGIFFrameOnScreen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := mustProcess(t, buf.Bytes(), "image/gif")
+	res := mustReencode(t, buf.Bytes(), "image/gif")
 	if res.Large.Width != 48 || res.Large.Height != 40 {
 		t.Fatalf("large = %dx%d, want the screen's 48x40", res.Large.Width, res.Large.Height)
 	}

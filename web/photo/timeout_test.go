@@ -10,15 +10,15 @@ import (
 	"petstore/web/photo/phototest"
 )
 
-// TestProcessTimeout: work that outlasts Limits.Timeout is ErrTimeout,
+// TestReencodeTimeout: work that outlasts Limits.Timeout is ErrTimeout,
 // returned on time, and the abandoned decode gives the worker back when it
 // stops, so the next upload is processed.
-func TestProcessTimeout(t *testing.T) {
+func TestReencodeTimeout(t *testing.T) {
 	data := twelveMP() // over a second of work, more under the race detector
 	l := testLimits()
 	l.Timeout = 50 * time.Millisecond
 	start := time.Now()
-	_, err := Process(context.Background(), bytes.NewReader(data), "image/jpeg", l)
+	_, err := Reencode(context.Background(), bytes.NewReader(data), "image/jpeg", l)
 	elapsed := time.Since(start)
 	if !errors.Is(err, ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want ErrTimeout and context.DeadlineExceeded", err)
@@ -29,29 +29,29 @@ func TestProcessTimeout(t *testing.T) {
 	// The decoder reads through ctxReader, so the background decode stops
 	// at its next read rather than running to the end.
 	start = time.Now()
-	mustProcess(t, encodeJPEGBytes(t, phototest.PhotoLike(10, 10)), "image/jpeg")
+	mustReencode(t, encodeJPEGBytes(t, phototest.PhotoLike(10, 10)), "image/jpeg")
 	t.Logf("timed out after %s; the next upload waited %s for the worker", elapsed, time.Since(start))
 }
 
-// TestProcessWaitsForTheWorkerWithinTimeout: waiting for the worker counts
+// TestReencodeWaitsForTheWorkerWithinTimeout: waiting for the worker counts
 // towards the timeout, so a stuck worker cannot make uploads wait forever.
-func TestProcessWaitsForTheWorkerWithinTimeout(t *testing.T) {
+func TestReencodeWaitsForTheWorkerWithinTimeout(t *testing.T) {
 	worker <- struct{}{} // the worker is busy
 	defer func() { <-worker }()
 	l := testLimits()
 	l.Timeout = 20 * time.Millisecond
-	_, err := Process(context.Background(), bytes.NewReader(encodePNGBytes(t, phototest.PhotoLike(10, 10))), "image/png", l)
+	_, err := Reencode(context.Background(), bytes.NewReader(encodePNGBytes(t, phototest.PhotoLike(10, 10))), "image/png", l)
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v, want ErrTimeout", err)
 	}
 }
 
-// TestProcessCancelled: the caller's cancellation is its own error, not
+// TestReencodeCancelled: the caller's cancellation is its own error, not
 // ErrTimeout, so that it is not mistaken for a busy server.
-func TestProcessCancelled(t *testing.T) {
+func TestReencodeCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Process(ctx, bytes.NewReader(encodePNGBytes(t, phototest.PhotoLike(10, 10))), "image/png", testLimits())
+	_, err := Reencode(ctx, bytes.NewReader(encodePNGBytes(t, phototest.PhotoLike(10, 10))), "image/png", testLimits())
 	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v, want context.Canceled only", err)
 	}
