@@ -150,4 +150,17 @@ func checkoutJourney(t *testing.T, js bool) {
 	if !strings.Contains(read(t, ctx, chromedp.Location()), "/orders") {
 		t.Error("not on My orders")
 	}
+
+	// Staff, in a browser of their own, see who bought Bella and for how
+	// much: the buyer's name, email and phone, and the order's total.
+	ctx3, cancel3 := chromedp.NewContext(ctx, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel3)
+	staff := &consoleBrowser{t: t, ctx: ctx3, ts: ts}
+	staff.signIn()
+	staff.navigate(chromedp.Navigate(ts.URL + "/staff/orders"))
+	staff.waitText(`[data-testid="buyer-name"]`, "Ada Lovelace")
+	staff.waitText(`[data-testid="buyer-email"]`, "ada@example.com")
+	staff.waitText(`[data-testid="buyer-phone"]`, "+44 20 7946 0000")
+	staff.waitText(`[data-testid="order-total"]`, "790.00 EUR")
+	screenshot(t, ctx3, "staff-orders")
 }
