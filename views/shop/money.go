@@ -9,6 +9,7 @@ import (
 	"golang.org/x/text/currency"
 
 	"petstore/db"
+	"petstore/views/components"
 )
 
 // Price is an amount as shoppers read it: the currency's symbol from
@@ -19,7 +20,7 @@ import (
 // are always two decimals, like the API's amounts. An unknown or empty
 // currency shows the number alone.
 func Price(m db.Money, cur string) string {
-	n := groupThousands(m.String())
+	n := components.Amount(m)
 	sym := currencySymbol(cur)
 	switch {
 	case sym == "":
@@ -60,24 +61,4 @@ func currencySymbol(cur string) string {
 func endsInLetter(s string) bool {
 	r, _ := utf8.DecodeLastRuneInString(s)
 	return unicode.IsLetter(r)
-}
-
-// groupThousands puts commas between thousands of "1234567.00".
-func groupThousands(s string) string {
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
-	whole, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, r := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if frac != "" {
-		b.WriteString("." + frac)
-	}
-	return sign + b.String()
 }
