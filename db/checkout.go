@@ -208,17 +208,7 @@ func (s *Store) FindCheckout(ctx context.Context, id int64, email string) (*Chec
 	if id < 1 || emailProblem(email) != "" {
 		return nil, errCheckoutNotFound
 	}
-	c, err := findOne[Checkout](ctx, s.get, "checkout", errCheckoutNotFound,
-		`SELECT id, shopper_id, name, email, COALESCE(phone, '') AS phone, created_at FROM checkouts WHERE id = $1 AND email_key = $2`, id, email)
-	if err != nil {
-		return nil, err
-	}
-	orders, err := s.findCheckoutOrders(ctx, c.ID)
-	if err != nil {
-		return nil, err
-	}
-	c.Orders = orders
-	return c, nil
+	return s.findCheckout(ctx, errCheckoutNotFound, `id = $1 AND email_key = $2`, id, email)
 }
 
 // FindCheckoutByID returns the checkout numbered id with its open and
@@ -230,8 +220,14 @@ func (s *Store) FindCheckoutByID(ctx context.Context, id int64) (*Checkout, erro
 	if id < 1 {
 		return nil, notFound
 	}
+	return s.findCheckout(ctx, notFound, `id = $1`, id)
+}
+
+// findCheckout reads the one checkout cond selects, with its open and
+// complete orders; none is notFound.
+func (s *Store) findCheckout(ctx context.Context, notFound error, cond string, args ...any) (*Checkout, error) {
 	c, err := findOne[Checkout](ctx, s.get, "checkout", notFound,
-		`SELECT id, shopper_id, name, email, COALESCE(phone, '') AS phone, created_at FROM checkouts WHERE id = $1`, id)
+		`SELECT id, shopper_id, name, email, COALESCE(phone, '') AS phone, created_at FROM checkouts WHERE `+cond, args...)
 	if err != nil {
 		return nil, err
 	}

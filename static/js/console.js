@@ -9,41 +9,10 @@
 //   only when the event is about its pet and changes what it shows.
 // - The live indicator, the copy button, filters that apply on change, and
 //   a highlight for new orders.
-// - Space presses links styled as buttons.
 // - A pet's photos: the upload's progress, and focus kept where it was
 //   when the photos section is replaced.
 (function () {
   "use strict";
-
-  // Space presses a link styled as a button (role="button": New pet, Edit,
-  // Clear, Cancel) as it presses a real <button>; browsers do that for
-  // Enter only. As for a button, the press happens on keyup, on the element
-  // that got the keydown, and keydown's default (scrolling the page) is
-  // cancelled. <summary role="button"> (confirmButton) is not a link and is
-  // left alone: Space toggles it natively, and a second press would toggle
-  // it back. shop.js does the same for the storefront.
-  var spacePressed = null;
-  function isButtonLink(el) {
-    return el instanceof HTMLAnchorElement && el.hasAttribute("href") && el.getAttribute("role") === "button";
-  }
-  function isSpace(e) {
-    return e.key === " " && !e.altKey && !e.ctrlKey && !e.metaKey && !e.isComposing;
-  }
-  document.addEventListener("keydown", function (e) {
-    if (isSpace(e) && isButtonLink(e.target)) {
-      e.preventDefault();
-      if (!e.repeat) spacePressed = e.target;
-    }
-  });
-  document.addEventListener("keyup", function (e) {
-    if (!isSpace(e) || !spacePressed) return;
-    var pressed = spacePressed;
-    spacePressed = null;
-    if (pressed === e.target) {
-      e.preventDefault();
-      pressed.click();
-    }
-  });
 
   htmx.config.allowEval = false;
   htmx.config.includeIndicatorStyles = false;
