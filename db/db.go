@@ -69,8 +69,8 @@ type Store struct {
 
 	stmts stmtCache
 	keys  keyCache
-	// versionReads shares the auth counter's reads (auth_changes.go).
-	versionReads versionReads
+	// counterReads shares the change counters' reads (auth_changes.go).
+	counterReads sharedReads[counters]
 
 	horizon  eventHorizon // PostgreSQL: how far readers may deliver events
 	notifier notifier     // PostgreSQL: NOTIFY other instances after commits
@@ -153,7 +153,7 @@ func Open(ctx context.Context, rawURL string, now func() time.Time) (*Store, err
 		x.SetConnMaxIdleTime(5 * time.Minute)
 	}
 	s := &Store{db: x, dialect: dialect, Now: now, Currency: DefaultCurrency}
-	s.versionReads.read = s.readAuthVersion
+	s.counterReads.read = s.readCounters
 	if err := s.Ping(ctx); err != nil {
 		x.Close()
 		return nil, err

@@ -142,7 +142,7 @@ func (r *authRow) key() *APIKey {
 // the change counter read for this request is the one it was cached at
 // (keyCache); otherwise the one indexed query authQuery reads the key and
 // the counter together. On PostgreSQL the counter reads of concurrent
-// requests are shared (versionReads), so a hot key costs a fraction of a
+// requests are shared (sharedReads), so a hot key costs a fraction of a
 // round trip. Errors: unauthorized (malformed, unknown or revoked).
 func (s *Store) Authenticate(ctx context.Context, plain string) (*APIKey, error) {
 	if !strings.HasPrefix(plain, KeyPrefix) || len(plain) > 128 {

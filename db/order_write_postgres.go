@@ -25,9 +25,9 @@ const orderPriceFields = `,"unitPrice":`
 
 // placeOrderStatement checks and writes one order line in a single
 // statement: it locks the pet (locked, the same lock as lockPet) and,
-// only when the pet is available with enough stock (ok), writes its stock
-// and status, the order, and the events inventory.updated then
-// order.created, in that id order. It returns the pet as it was locked,
+// only when the pet is available with enough stock (ok), writes its stock,
+// its status when the order changes it (writeStock's rule), the order, and
+// the events inventory.updated then order.created, in that id order. It returns the pet as it was locked,
 // with the new order's id (NULL when the rules refused it), and no row
 // when there is no such live pet: what PlaceOrder's errors are worded
 // from. The rules are those of placeOrder's checks and deriveStatus (stock
@@ -50,7 +50,7 @@ const placeOrderStatement = `WITH locked AS (
 	inv AS (
 		UPDATE inventory i SET quantity = ok.stock, updated_at = $3 FROM ok WHERE i.pet_id = ok.id),
 	pet AS (
-		UPDATE pets p SET status = ok.status, updated_at = $3 FROM ok WHERE p.id = ok.id),
+		UPDATE pets p SET status = ok.status, updated_at = $3 FROM ok WHERE p.id = ok.id AND p.status <> ok.status),
 	ord AS (
 		INSERT INTO orders (pet_id, quantity, ship_date, state, api_key_id, shopper_id, created_at, updated_at,
 			unit_price, currency, checkout_id)

@@ -369,11 +369,15 @@ func (tx *Tx) openOrders(ctx context.Context, petID int64) (int, error) {
 }
 
 // writeStock stores p.Stock and p.Status and records inventory.updated.
+// The pet's row is written only when its status changes: most orders leave
+// a pet available, and an unchanged row would cost a write, its triggers'
+// writes and WAL for nothing (updated_at is the time of the row's last
+// change).
 func (tx *Tx) writeStock(ctx context.Context, p *Pet) error {
 	if _, err := tx.exec(ctx, `UPDATE inventory SET quantity = $1, updated_at = $2 WHERE pet_id = $3`, p.Stock, tx.now, p.ID); err != nil {
 		return fmt.Errorf("update stock: %w", err)
 	}
-	if _, err := tx.exec(ctx, `UPDATE pets SET status = $1, updated_at = $2 WHERE id = $3`, p.Status, tx.now, p.ID); err != nil {
+	if _, err := tx.exec(ctx, `UPDATE pets SET status = $1, updated_at = $2 WHERE id = $3 AND status <> $1`, p.Status, tx.now, p.ID); err != nil {
 		return fmt.Errorf("update status: %w", err)
 	}
 	return tx.addEvent(ctx, EventInventoryUpdated, p.Inventory())

@@ -109,6 +109,24 @@ func TestCompression(t *testing.T) {
 		if c.key == "" {
 			continue
 		}
+		// The API's tagged answers are compressed once per coding and kept
+		// (web.Compress): a second GET answers the same bytes, and both
+		// decode to the plain answer.
+		again := a.Do(handlerstest.Req{Method: "GET", Path: c.path, Key: c.key, Header: map[string]string{"Accept-Encoding": c.enc}}).Want(t, 200)
+		if !bytes.Equal(again.Body, r.Body) || again.Header.Get("Content-Encoding") != c.enc || again.Header.Get("ETag") != r.Header.Get("ETag") {
+			t.Errorf("%s (%s) again: %d bytes in %q tagged %s, want the same %d bytes tagged %s", c.path, c.enc,
+				len(again.Body), again.Header.Get("Content-Encoding"), again.Header.Get("ETag"), len(r.Body), r.Header.Get("ETag"))
+		}
+		identity := a.Do(handlerstest.Req{Method: "GET", Path: c.path, Key: c.key}).Want(t, 200)
+		if c.enc == "gzip" {
+			zr, err := gzip.NewReader(bytes.NewReader(again.Body))
+			if err != nil {
+				t.Fatalf("%s: %v", c.path, err)
+			}
+			if plain, err := io.ReadAll(zr); err != nil || !bytes.Equal(plain, identity.Body) {
+				t.Errorf("%s: the kept gzip body decodes to %d bytes (%v), want the %d of the plain answer", c.path, len(plain), err, len(identity.Body))
+			}
+		}
 		tag := r.Header.Get("ETag")
 		if !strings.HasSuffix(tag, `-`+c.enc+`"`) {
 			t.Errorf("%s (%s): ETag %q, want the coding's own tag", c.path, c.enc, tag)

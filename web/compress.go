@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"path"
 	"strings"
 
@@ -19,9 +20,15 @@ import (
 // that are compressed already by their name. Every text answer (and 304)
 // says Vary: Accept-Encoding, and a compressed one carries its own strong
 // ETag (encodedTag).
+//
+// An answer with a strong ETag (Conditional's: the hash of its body) is
+// compressed once per coding: the encoded bytes are kept under the path,
+// the tag and the coding, within a memory budget, and reused while the
+// route answers the same body.
 func Compress() fiber.Handler {
 	compressor := fasthttp.CompressHandlerBrotliLevel(func(*fasthttp.RequestCtx) {},
 		fasthttp.CompressBrotliBestSpeed, fasthttp.CompressBestSpeed)
+	encoded := newSizedLRU(encodedEntries, encodedBudget, func(b []byte) int { return len(b) })
 	return func(c *fiber.Ctx) error {
 		if !compressible(c) {
 			return c.Next()
@@ -33,17 +40,50 @@ func Compress() fiber.Handler {
 			return nil
 		}
 		c.Vary(fiber.HeaderAcceptEncoding)
-		if len(c.Response().Body()) < minCompressSize {
+		if len(c.Response().Body()) < minCompressSize || len(c.Response().Header.ContentEncoding()) > 0 {
 			return nil
 		}
+		etag := c.GetRespHeader(fiber.HeaderETag)
+		kept := ""
+		if strings.HasPrefix(etag, `"`) {
+			if enc := acceptedCoding(c); enc != "" {
+				kept = c.Path() + " " + etag + " " + enc
+				if b, ok := encoded.get(kept); ok {
+					c.Response().SetBody(b) // a copy: the kept bytes are shared
+					c.Response().Header.SetContentEncoding(enc)
+					c.Set(fiber.HeaderETag, encodedTag(etag, enc))
+					return nil
+				}
+			}
+		}
 		compressor(c.Context())
-		if enc := string(c.Response().Header.ContentEncoding()); enc != "" {
-			if etag := c.GetRespHeader(fiber.HeaderETag); etag != "" {
-				c.Set(fiber.HeaderETag, encodedTag(etag, enc))
+		if enc := string(c.Response().Header.ContentEncoding()); enc != "" && etag != "" {
+			c.Set(fiber.HeaderETag, encodedTag(etag, enc))
+			if kept != "" && strings.HasSuffix(kept, " "+enc) {
+				encoded.add(kept, bytes.Clone(c.Response().Body()))
 			}
 		}
 		return nil
 	}
+}
+
+// encodedEntries and encodedBudget bound the compressed bodies Compress
+// keeps.
+const (
+	encodedEntries = 4096
+	encodedBudget  = 4 << 20
+)
+
+// acceptedCoding is the coding fasthttp's compressor picks for the
+// request (br, then gzip, then deflate), "" for none.
+func acceptedCoding(c *fiber.Ctx) string {
+	h := &c.Request().Header
+	for _, enc := range tagEncodings {
+		if h.HasAcceptEncoding(enc) {
+			return enc
+		}
+	}
+	return ""
 }
 
 // minCompressSize is the smallest body Compress encodes: about one

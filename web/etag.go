@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -16,55 +17,66 @@ import (
 // current tag (or is *) gets 304 with no body, the same tag and the headers
 // set before it (request id, rate limit: the request has been counted).
 //
-// A revalidation reads only Version, a counter that grows with every
-// committed change to what the routes show. Each instance remembers, per
-// route, query and role, the tag it last served and the counter read before
-// the query that made it; while the counter is unchanged that tag is still
-// the current one, and a match is answered without calling the handler, so
-// a hot catalog costs one small read to revalidate. The counter is read
-// before the handler's query, so a remembered body may be newer than its
-// counter, never older: a race costs an extra 200, never a wrong 304.
-// Requests without If-None-Match do not read the counter at all.
+// It also keeps what it served. Version reads a counter that grows with
+// every committed change to what the routes show (on the API it comes with
+// the key's read, so it costs the request nothing more). Each instance
+// remembers, per route, query and role, the answer it last served and the
+// counter read before the query that made it; while the counter is
+// unchanged that answer is still the current one, so the handler is not
+// called: a match of its tag gets 304, any other request the remembered
+// body. A hot catalog so costs one shared read of the counter per request,
+// whether clients revalidate or not. The counter is read before the
+// handler's query, so a remembered body may be newer than its counter,
+// never older: a race costs an extra query, never a stale answer. Bodies
+// are kept within a memory budget (servedBudget); a body over it is only
+// tagged.
 type Conditional struct {
 	// Version reads the change counter of what the guarded routes show.
 	Version func(ctx context.Context) (int64, error)
 
-	mu   sync.Mutex
-	tags map[string]servedTag
+	once   sync.Once
+	served *sizedLRU[servedAnswer]
 }
 
-// servedTag is what a guarded route last answered for one key.
-type servedTag struct {
-	version int64
-	etag    string // quoted
-	link    string // the Link header of that answer, repeated on a 304
+// servedAnswer is what a guarded route last answered for one key.
+type servedAnswer struct {
+	version     int64
+	etag        string // quoted
+	link        string // the Link header of that answer, repeated on a 304
+	contentType string
+	body        []byte // nil when it was too large to keep
 }
 
-// maxServedTags bounds the remembered tags: the query is the caller's to
-// choose, so the map is emptied when it reaches this size.
-const maxServedTags = 4096
+// servedEntries and servedBudget bound the remembered answers: the query is
+// the caller's to choose. A page of 20 pets is about 8 KiB.
+const (
+	servedEntries = 4096
+	servedBudget  = 8 << 20
+)
 
 // Handler is the middleware; put it just before the route's handler.
 func (cd *Conditional) Handler(c *fiber.Ctx) error {
+	cd.once.Do(func() {
+		cd.served = newSizedLRU(servedEntries, servedBudget, func(a servedAnswer) int { return len(a.body) + len(a.link) + 128 })
+	})
 	inm := c.Get(fiber.HeaderIfNoneMatch)
-	if inm == "" {
-		if err := c.Next(); err != nil {
-			return err
-		}
-		setBodyTag(c)
-		return nil
-	}
 	key := servedTagKey(c)
 	version, err := cd.Version(c.UserContext())
 	if err != nil {
 		return err
 	}
-	if served, ok := cd.lookup(key); ok && served.version == version {
+	if served, ok := cd.served.get(key); ok && served.version == version {
+		if served.link != "" {
+			c.Set(fiber.HeaderLink, served.link)
+		}
 		if tag, ok := matchTag(inm, served.etag); ok {
-			if served.link != "" {
-				c.Set(fiber.HeaderLink, served.link)
-			}
 			return notModified(c, tag)
+		}
+		if served.body != nil {
+			c.Set(fiber.HeaderETag, served.etag)
+			c.Response().Header.SetContentType(served.contentType)
+			c.Response().SetBody(served.body) // a copy: the kept body is shared
+			return c.SendStatus(fiber.StatusOK)
 		}
 	}
 	if err := c.Next(); err != nil {
@@ -74,7 +86,12 @@ func (cd *Conditional) Handler(c *fiber.Ctx) error {
 	if !ok {
 		return nil
 	}
-	cd.remember(key, servedTag{version: version, etag: etag, link: strings.Clone(c.GetRespHeader(fiber.HeaderLink))})
+	answer := servedAnswer{version: version, etag: etag, link: strings.Clone(c.GetRespHeader(fiber.HeaderLink)),
+		contentType: string(c.Response().Header.ContentType())}
+	if body := c.Response().Body(); len(body) <= servedBudget/8 {
+		answer.body = bytes.Clone(body)
+	}
+	cd.served.add(strings.Clone(key), answer)
 	if tag, ok := matchTag(inm, etag); ok {
 		return notModified(c, tag)
 	}
@@ -89,22 +106,6 @@ func servedTagKey(c *fiber.Ctx) string {
 		role = k.Role
 	}
 	return c.Path() + "?" + string(c.Request().URI().QueryString()) + "#" + role
-}
-
-func (cd *Conditional) lookup(key string) (servedTag, bool) {
-	cd.mu.Lock()
-	defer cd.mu.Unlock()
-	t, ok := cd.tags[key]
-	return t, ok
-}
-
-func (cd *Conditional) remember(key string, t servedTag) {
-	cd.mu.Lock()
-	defer cd.mu.Unlock()
-	if cd.tags == nil || len(cd.tags) >= maxServedTags {
-		cd.tags = make(map[string]servedTag)
-	}
-	cd.tags[strings.Clone(key)] = t
 }
 
 // setBodyTag sets the strong ETag of a 200's body and returns it.

@@ -143,6 +143,9 @@ type attackSettings struct {
 	Warmup   time.Duration
 	Duration time.Duration // the peak phase
 	Half     time.Duration // the half-peak phase; 0 skips it
+	// OnPeak, when set, is called as the peak phase starts; the function
+	// it returns is called when it ends (a profile of the server).
+	OnPeak func() (done func())
 }
 
 // measurement is one endpoint's figures: its peak, then the half-peak phase.
@@ -162,7 +165,12 @@ func measure(ctx context.Context, tr vegeta.Targeter, s attackSettings) (measure
 	if s.Warmup > 0 {
 		attack(ctx, tr, vegeta.Rate{}, s.Warmup, s.Workers, s.Workers)
 	}
+	done := func() {}
+	if s.OnPeak != nil {
+		done = s.OnPeak()
+	}
 	m.Peak = attack(ctx, tr, vegeta.Rate{}, s.Duration, s.Workers, s.Workers)
+	done()
 	if err := ctx.Err(); err != nil {
 		return m, err
 	}

@@ -34,6 +34,7 @@ type options struct {
 	Databases   []string
 	PostgresURL string
 	Out         string
+	Profile     string // directory for the server's CPU profile of each row's peak phase; empty: none
 	Pets        int
 	Scale       []int // catalog sizes of the scale mode; none runs the usual bench
 }
@@ -77,6 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		"scratch PostgreSQL database (DROPPED and recreated)")
 	fs.StringVar(&o.Out, "out", "", "also write the report as Markdown to this file")
 	fs.IntVar(&o.Pets, "pets", 10000, "pets to seed through the API")
+	fs.StringVar(&o.Profile, "profile", "", "write the server's CPU profile (pprof) of each row's peak phase to this directory")
 	scale := fs.String("scale", "", "scale mode: comma-separated catalog sizes (e.g. 10000,1000000) seeded straight into the database, the read rows measured at each")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -188,7 +190,7 @@ func benchDatabase(ctx context.Context, database, bin, tmp string, twelveMP []by
 	if err != nil {
 		return nil, err
 	}
-	srv, err := startServer(ctx, bin, dir, url)
+	srv, err := startServer(ctx, bin, dir, url, o.Profile != "")
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +220,7 @@ func benchDatabase(ctx context.Context, database, bin, tmp string, twelveMP []by
 	if err != nil {
 		return nil, err
 	}
-	if err := benchEndpoints(ctx, database, srv.base, key, seeded{pets: ids, stocked: stocked, photos: []int64{photo}}, o, rep, logf); err != nil {
+	if err := benchEndpoints(ctx, database, srv, key, seeded{pets: ids, stocked: stocked, photos: []int64{photo}}, o, rep, logf); err != nil {
 		return nil, err
 	}
 	rss, err := srv.peakRSS()
@@ -268,10 +270,10 @@ func benchDatabase(ctx context.Context, database, bin, tmp string, twelveMP []by
 
 // benchEndpoints measures each endpoint of the server at base in turn and
 // adds its row, and notes on anything that skews it, to rep.
-func benchEndpoints(ctx context.Context, database, base, key string, s seeded, o options, rep *report, logf func(string, ...any)) error {
+func benchEndpoints(ctx context.Context, database string, srv *server, key string, s seeded, o options, rep *report, logf func(string, ...any)) error {
 	for _, ep := range endpoints {
 		if ep.Page {
-			if status, err := probe(ctx, base+"/"); err != nil {
+			if status, err := probe(ctx, srv.base+"/"); err != nil {
 				return err
 			} else if status == http.StatusNotFound {
 				note := fmt.Sprintf("%s on %s answered 404 (no such page in this build): row skipped", ep.Name, database)
@@ -281,7 +283,11 @@ func benchEndpoints(ctx context.Context, database, base, key string, s seeded, o
 			}
 		}
 		logf("%s: %s", database, ep.Name)
-		m, err := measure(ctx, ep.Targeter(base, key, pick(ep, s)), o.attackSettings)
+		settings := o.attackSettings
+		if o.Profile != "" {
+			settings.OnPeak = profileTo(ctx, srv.pprof, filepath.Join(o.Profile, profileName(database, ep.Name)), o.Duration)
+		}
+		m, err := measure(ctx, ep.Targeter(srv.base, key, pick(ep, s)), settings)
 		if err != nil {
 			return err
 		}

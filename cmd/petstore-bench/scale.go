@@ -118,7 +118,7 @@ func scaleDatabase(ctx context.Context, database string, n int, bin, dir string,
 		return fmt.Errorf("seed: %w", err)
 	}
 	logf("%s: seeded %d pets in %s", database, n, time.Since(t0).Round(10*time.Millisecond))
-	srv, err := startServer(ctx, bin, dir, dbURL)
+	srv, err := startServer(ctx, bin, dir, dbURL, false)
 	if err != nil {
 		return err
 	}

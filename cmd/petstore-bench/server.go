@@ -105,9 +105,6 @@ func serverEnv(databaseURL, addr string) []string {
 	if addr != "" {
 		env = append(env, "PETSTORE_ADDR="+addr)
 	}
-	if p := os.Getenv("PETSTORE_PPROF_ADDR"); p != "" {
-		env = append(env, "PETSTORE_PPROF_ADDR="+p) // to profile the server under load
-	}
 	return env
 }
 
@@ -137,13 +134,15 @@ func createKey(ctx context.Context, bin, dir string, env []string) (string, erro
 type server struct {
 	cmd    *exec.Cmd
 	base   string // http://127.0.0.1:PORT
+	pprof  string // http://127.0.0.1:PORT of its profiler, when started with one
 	stderr *tailBuffer
 	done   chan error
 }
 
 // startServer runs `bin serve` in dir with env on a free local port and
-// waits until /healthz answers.
-func startServer(ctx context.Context, bin, dir, databaseURL string) (*server, error) {
+// waits until /healthz answers; with profiled, net/http/pprof listens on
+// another free port (PETSTORE_PPROF_ADDR).
+func startServer(ctx context.Context, bin, dir, databaseURL string, profiled bool) (*server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -152,6 +151,14 @@ func startServer(ctx context.Context, bin, dir, databaseURL string) (*server, er
 	cmd := exec.Command(bin, "serve")
 	cmd.Dir, cmd.Env = dir, serverEnv(databaseURL, addr)
 	s := &server{cmd: cmd, base: "http://" + addr, stderr: &tailBuffer{max: 8 << 10}, done: make(chan error, 1)}
+	if profiled {
+		pport, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		s.pprof = "http://127.0.0.1:" + strconv.Itoa(pport)
+		cmd.Env = append(cmd.Env, "PETSTORE_PPROF_ADDR=127.0.0.1:"+strconv.Itoa(pport))
+	}
 	cmd.Stdout = nil // the first-start banner: nothing the bench needs
 	cmd.Stderr = s.stderr
 	if err := cmd.Start(); err != nil {

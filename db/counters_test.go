@@ -14,7 +14,7 @@ import (
 // change committed before the caller asked.
 func TestVersionReadsShareButNeverServeOlder(t *testing.T) {
 	var started atomic.Int64
-	r := &versionReads{read: func(context.Context) (int64, error) {
+	r := &sharedReads[int64]{read: func(context.Context) (int64, error) {
 		n := started.Add(1) // this read's number, counted when it starts
 		time.Sleep(time.Millisecond)
 		return n, nil
@@ -49,7 +49,7 @@ func TestVersionReadsShareButNeverServeOlder(t *testing.T) {
 // the read still completes for the others.
 func TestVersionReadsCallerGivesUp(t *testing.T) {
 	release := make(chan struct{})
-	r := &versionReads{read: func(context.Context) (int64, error) {
+	r := &sharedReads[int64]{read: func(context.Context) (int64, error) {
 		<-release
 		return 7, nil
 	}}
