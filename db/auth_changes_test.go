@@ -101,14 +101,39 @@ func TestBanCacheSeesOtherStoresChanges(t *testing.T) {
 	})
 }
 
-// TestAuthSnapshot: within one request's context the change counter is
-// read once (the key lookup and the ban check share it); outside one every
-// read is fresh, as an event stream's re-check needs.
+// TestAuthSnapshot: within one request's context the change counters are
+// read once (the key lookup, the ban check and a conditional GET share
+// them); outside one every read is fresh, as an event stream's re-check
+// needs. A request that does not bring the catalog's counter along reads
+// it afresh when asked.
 func TestAuthSnapshot(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		s := open(t)
 		ctx := context.Background()
-		req := db.WithAuthSnapshot(ctx)
+		get := db.WithAuthSnapshot(ctx, true)
+		post := db.WithAuthSnapshot(ctx, false)
+		if _, err := s.AuthVersion(get); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.AuthVersion(post); err != nil {
+			t.Fatal(err)
+		}
+		catalog, err := s.CatalogVersion(get)
+		if err != nil {
+			t.Fatal(err)
+		}
+		MustCreateCategory(t, ctx, s, "Birds")
+		if got, _ := s.CatalogVersion(get); got != catalog {
+			t.Errorf("the GET read the catalog's counter again: %d, then %d", catalog, got)
+		}
+		if got, _ := s.CatalogVersion(post); got <= catalog {
+			t.Errorf("a request that had read only the auth counter got the catalog's %d, want more than %d (read after the write)", got, catalog)
+		}
+		if got, _ := s.CatalogVersion(ctx); got <= catalog {
+			t.Errorf("a fresh read after a write: %d, want more than %d", got, catalog)
+		}
+
+		req := db.WithAuthSnapshot(ctx, false)
 		first, err := s.AuthVersion(req)
 		if err != nil {
 			t.Fatal(err)

@@ -24,14 +24,19 @@ type counters struct {
 	Catalog int64 `db:"catalog"`
 }
 
-const countersQuery = `SELECT (SELECT version FROM auth_changes WHERE id = 1) AS auth,
+const (
+	countersQuery = `SELECT (SELECT version FROM auth_changes WHERE id = 1) AS auth,
 	(SELECT COALESCE(SUM(version), 0) FROM catalog_changes) AS catalog`
+	authCounterQuery = `SELECT version AS auth FROM auth_changes WHERE id = 1`
+)
 
 // authSnapshot is the counters as one request first read them, or the
 // outage that kept it from reading them: a request that found the database
 // unreachable does not wait for it a second time (a hung server costs the
 // connect timeout once per request, not once per query).
 type authSnapshot struct {
+	catalog bool // the request reads the catalog's counter too
+
 	mu        sync.Mutex
 	c         counters
 	authOK    bool
@@ -41,12 +46,14 @@ type authSnapshot struct {
 
 // WithAuthSnapshot returns a context for one request in which the change
 // counters are read at most once: the key lookup, the rate limiter's ban
-// check and a conditional GET share that read, so authenticating an API
-// request costs one small query. Only a request's own context should carry
-// it: a long-lived task (an event stream re-checking its key) must read the
-// counters afresh.
-func WithAuthSnapshot(ctx context.Context) context.Context {
-	return context.WithValue(ctx, authSnapshotKey{}, &authSnapshot{})
+// check and, with catalog, a conditional GET share that read, so
+// authenticating an API request costs one small query. Without catalog the
+// read skips the catalog's counter, which only the catalog's GETs use (a
+// write has no use for its slots). Only a request's own context should
+// carry it: a long-lived task (an event stream re-checking its key) must
+// read the counters afresh.
+func WithAuthSnapshot(ctx context.Context, catalog bool) context.Context {
+	return context.WithValue(ctx, authSnapshotKey{}, &authSnapshot{catalog: catalog})
 }
 
 func snapshotOf(ctx context.Context) *authSnapshot {
@@ -67,8 +74,9 @@ func (snap *authSnapshot) remember(v int64) {
 	}
 }
 
-// rememberAll records the counters c, each unless it was read before.
-func (snap *authSnapshot) rememberAll(c counters) {
+// rememberAll records the counters c (the catalog's only when withCatalog
+// says it was read), each unless it was read before.
+func (snap *authSnapshot) rememberAll(c counters, withCatalog bool) {
 	if snap == nil {
 		return
 	}
@@ -77,10 +85,13 @@ func (snap *authSnapshot) rememberAll(c counters) {
 	if !snap.authOK {
 		snap.c.Auth, snap.authOK = c.Auth, true
 	}
-	if !snap.catalogOK {
+	if withCatalog && !snap.catalogOK {
 		snap.c.Catalog, snap.catalogOK = c.Catalog, true
 	}
 }
+
+// wantsCatalog reports whether the request reads the catalog's counter.
+func (snap *authSnapshot) wantsCatalog() bool { return snap != nil && snap.catalog }
 
 // fail records err when it says the database is unavailable.
 func (snap *authSnapshot) fail(err error) {
@@ -112,7 +123,7 @@ func (s *Store) AuthVersion(ctx context.Context) (int64, error) {
 	if ok || err != nil {
 		return c.Auth, err
 	}
-	if c, err = s.readCountersFor(ctx); err != nil {
+	if c, err = s.readCountersFor(ctx, snapshotOf(ctx).wantsCatalog()); err != nil {
 		return 0, fmt.Errorf("auth version: %w", err)
 	}
 	return c.Auth, nil
@@ -131,27 +142,30 @@ func (s *Store) CatalogVersion(ctx context.Context) (int64, error) {
 	if ok || err != nil {
 		return c.Catalog, err
 	}
-	if c, err = s.readCountersFor(ctx); err != nil {
+	if c, err = s.readCountersFor(ctx, true); err != nil {
 		return 0, fmt.Errorf("catalog version: %w", err)
 	}
 	return c.Catalog, nil
 }
 
-// readCountersFor reads both counters afresh for the request of ctx and
-// records them in its snapshot. On PostgreSQL, where each read is a round
-// trip, concurrent requests share reads (sharedReads); SQLite reads a local
-// page.
-func (s *Store) readCountersFor(ctx context.Context) (counters, error) {
-	read := s.readCounters
+// readCountersFor reads the auth counter, and with catalog the catalog's,
+// afresh for the request of ctx and records them in its snapshot. On
+// PostgreSQL, where each read is a round trip, concurrent requests share
+// reads (sharedReads); SQLite reads a local page.
+func (s *Store) readCountersFor(ctx context.Context, catalog bool) (counters, error) {
+	read, shared := s.readAuthCounter, &s.authReads
+	if catalog {
+		read, shared = s.readCounters, &s.counterReads
+	}
 	if s.dialect == DialectPostgres {
-		read = s.counterReads.join
+		read = shared.join
 	}
 	c, err := read(ctx)
 	if err != nil {
 		snapshotOf(ctx).fail(err)
 		return counters{}, err
 	}
-	snapshotOf(ctx).rememberAll(c)
+	snapshotOf(ctx).rememberAll(c, catalog)
 	return c, nil
 }
 
@@ -159,6 +173,13 @@ func (s *Store) readCountersFor(ctx context.Context) (counters, error) {
 func (s *Store) readCounters(ctx context.Context) (counters, error) {
 	var c counters
 	err := s.get(ctx, &c, countersQuery)
+	return c, err
+}
+
+// readAuthCounter reads the auth counter alone.
+func (s *Store) readAuthCounter(ctx context.Context) (counters, error) {
+	var c counters
+	err := s.get(ctx, &c, authCounterQuery)
 	return c, err
 }
 

@@ -69,8 +69,10 @@ type Store struct {
 
 	stmts stmtCache
 	keys  keyCache
-	// counterReads shares the change counters' reads (auth_changes.go).
+	// counterReads and authReads share the change counters' reads, both or
+	// the auth counter alone (counters.go).
 	counterReads sharedReads[counters]
+	authReads    sharedReads[counters]
 
 	horizon  eventHorizon // PostgreSQL: how far readers may deliver events
 	notifier notifier     // PostgreSQL: NOTIFY other instances after commits
@@ -154,6 +156,7 @@ func Open(ctx context.Context, rawURL string, now func() time.Time) (*Store, err
 	}
 	s := &Store{db: x, dialect: dialect, Now: now, Currency: DefaultCurrency}
 	s.counterReads.read = s.readCounters
+	s.authReads.read = s.readAuthCounter
 	if err := s.Ping(ctx); err != nil {
 		x.Close()
 		return nil, err

@@ -130,7 +130,12 @@ func (s *Store) EventsHeld() bool {
 // transaction that notifies (a database-wide lock held through commit,
 // which keeps its queue in commit order), which would queue all writers
 // behind one another again. Wake-ups are coalesced: while one NOTIFY is on
-// its way, any number of commits ask for one more. In-process listeners
+// its way, any number of commits ask for one more, and the next is sent
+// notifyGap after the last at the soonest. A NOTIFY is a transaction of its
+// own, with an id and a commit flushed to disk: sent back to back under a
+// steady stream of orders it took about a tenth of the database's
+// throughput (pgbench: 7,312 orders/s alone, 6,433 beside a notifying
+// loop), for wake-ups nobody needs more often. In-process listeners
 // are woken directly (Store.OnEvent). A NOTIFY lost to a crash between the
 // commit and here costs other instances only their poll interval.
 type notifier struct {
@@ -142,6 +147,10 @@ type notifier struct {
 
 // notifyTimeout bounds one NOTIFY.
 const notifyTimeout = 5 * time.Second
+
+// notifyGap is the least time between two NOTIFYs: other instances learn of
+// a commit at most this much later than they could.
+const notifyGap = 5 * time.Millisecond
 
 // startNotifier starts the notifier goroutine (PostgreSQL only).
 func (s *Store) startNotifier() {
@@ -162,6 +171,11 @@ func (s *Store) startNotifier() {
 			// stands, and listeners fall back on their poll interval.
 			_, _ = s.exec(ctx, `SELECT pg_notify($1, '')`, NotifyChannel)
 			cancel()
+			select {
+			case <-n.ctx.Done():
+				return
+			case <-time.After(notifyGap):
+			}
 		}
 	}()
 }

@@ -43,9 +43,12 @@ func (s *Store) FindInventory(ctx context.Context, f InventoryFilter) ([]*Invent
 	// Keyed on p.id (equal to i.pet_id) so the status filter walks pets'
 	// (status, id) index.
 	l := list{from: `SELECT ` + inventoryCols + inventoryFrom, key: "p.id", out: "pet_id", status: "p.status",
-		conds: func(w *where) { w.add("p.deleted_at IS NULL") }}
+		conds: func(w *where) {
+			w.add("p.deleted_at IS NULL")
+			afterOnInventory(w, f.Page)
+		}}
 	query, args := l.build(f.Statuses, f.Page)
-	sel := s.listSelector(len(f.Statuses) > 0 || f.AfterID > 0)
+	sel := s.listSelector(len(f.Statuses) > 0)
 	return selectPageWith[*InventoryItem](ctx, sel, "inventory", f.Page, query, args...)
 }
 

@@ -166,8 +166,7 @@ func (s *Store) FindPets(ctx context.Context, f PetFilter) ([]*Pet, bool, error)
 	if search != nil && search.from != "" {
 		l.from, l.key = `SELECT `+petCols+search.from, search.key
 	}
-	sel := s.listSelector(len(f.Statuses) > 0 || f.CategoryID > 0 || f.AfterID > 0 ||
-		(search != nil && search.unprepared))
+	sel := s.listSelector(len(f.Statuses) > 0 || f.CategoryID > 0 || (search != nil && search.unprepared))
 	l.conds = func(w *where) {
 		w.add("p.deleted_at IS NULL")
 		if f.CategoryID > 0 {
@@ -179,6 +178,7 @@ func (s *Store) FindPets(ctx context.Context, f PetFilter) ([]*Pet, bool, error)
 		if len(f.IDs) > 0 {
 			w.add("p.id IN " + in(w, f.IDs))
 		}
+		afterOnInventory(w, f.Page)
 	}
 	query, args := l.build(f.Statuses, f.Page)
 	pets, more, err := selectPageWith[*Pet](ctx, sel, "pets", f.Page, query, args...)

@@ -33,10 +33,12 @@ func PlainKey(c *fiber.Ctx) string {
 // down): the answer, 503 unavailable, still carries the rate-limit headers.
 // The request's context reads the change counter of keys and bans once
 // (db.WithAuthSnapshot): the key lookup and the limiter's ban check share
-// that read.
+// that read, and on a GET it brings the catalog's counter along for
+// Conditional.
 func APIKey(auth KeyAuthenticator) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		c.SetUserContext(db.WithAuthSnapshot(c.UserContext()))
+		get := c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead
+		c.SetUserContext(db.WithAuthSnapshot(c.UserContext(), get))
 		_ = ResolveKey(c, auth) // remembered for RequireKey, RequireStaff and RejectBadKey
 		return c.Next()
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -42,10 +44,15 @@ func runBareServer(addr, bodyFile string) error {
 	app := fiber.New(fiber.Config{DisableStartupMessage: true, ReadTimeout: 10 * time.Second, IdleTimeout: 30 * time.Second})
 	// The store compresses text answers for clients that ask, as the
 	// generator does (Go's transport sends Accept-Encoding: gzip): the
-	// ceiling runs the store's own compression rule (web.Compress).
+	// ceiling runs the store's own compression rule (web.Compress), and
+	// tags the body as the API does (the hash of the body), so the
+	// compressed bytes are kept and reused as the store's are.
+	sum := sha256.Sum256(body)
+	etag := `"` + hex.EncodeToString(sum[:16]) + `"`
 	app.Use(web.Compress())
 	app.Get(bareRoute, func(c *fiber.Ctx) error {
 		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+		c.Set(fiber.HeaderETag, etag)
 		return c.Send(body)
 	})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -20,6 +20,7 @@ const (
 	ceilingQuery = "ceiling: raw FindPets page query"
 	ceilingWrite = "ceiling: raw order transaction"
 	petsList     = "GET /api/pets?limit=20"
+	petsListCold = "GET /api/pets?limit=20&cursor={random}"
 	placeOrders  = "POST /api/store/orders"
 	mediaThumb   = "GET /media/photos/{id}/thumb.jpg"
 )
