@@ -57,7 +57,9 @@ const (
 // Handler is the middleware; put it just before the route's handler.
 func (cd *Conditional) Handler(c *fiber.Ctx) error {
 	cd.once.Do(func() {
-		cd.served = newSizedLRU(servedEntries, servedBudget, func(a servedAnswer) int { return len(a.body) + len(a.link) + 128 })
+		cd.served = newSizedLRU(servedEntries, servedBudget, func(a servedAnswer) int {
+			return len(a.body) + len(a.link) + len(a.etag) + len(a.contentType) + 64
+		})
 	})
 	inm := c.Get(fiber.HeaderIfNoneMatch)
 	key := servedTagKey(c)
