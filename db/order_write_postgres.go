@@ -37,20 +37,23 @@ const orderPriceFields = `,"unitPrice":`
 // The writes see the rows as locked: a data-modifying CTE reads the
 // statement's snapshot, and when the row was changed since then (the lock
 // waited for that writer), PostgreSQL re-reads the newest version, the
-// one locked, before updating it. The events INSERT draws its ids itself
+// one locked, before updating it. That re-read happens only for a row the
+// snapshot's version lets through, so the pet's UPDATE compares the new
+// status with the locked one (ok.was), never with its own snapshot's: a
+// status changed by a writer the lock waited for would otherwise skip it. The events INSERT draws its ids itself
 // after making sure the transaction has an id, as the horizon requires
 // (see eventHorizon).
 const placeOrderStatement = `WITH locked AS (
 		SELECT p.id, p.status, p.price, i.quantity FROM pets p JOIN inventory i ON i.pet_id = p.id
 		WHERE p.id = $1 AND p.deleted_at IS NULL FOR UPDATE OF p, i),
 	ok AS (
-		SELECT id, price, price * $2 AS total, quantity - $2 AS stock,
+		SELECT id, price, price * $2 AS total, quantity - $2 AS stock, status AS was,
 			CASE WHEN quantity - $2 > 0 THEN 'available' ELSE 'pending' END AS status
 		FROM locked WHERE status = 'available' AND quantity >= $2),
 	inv AS (
 		UPDATE inventory i SET quantity = ok.stock, updated_at = $3 FROM ok WHERE i.pet_id = ok.id),
 	pet AS (
-		UPDATE pets p SET status = ok.status, updated_at = $3 FROM ok WHERE p.id = ok.id AND p.status <> ok.status),
+		UPDATE pets p SET status = ok.status, updated_at = $3 FROM ok WHERE p.id = ok.id AND ok.status <> ok.was),
 	ord AS (
 		INSERT INTO orders (pet_id, quantity, ship_date, state, api_key_id, shopper_id, created_at, updated_at,
 			unit_price, currency, checkout_id)

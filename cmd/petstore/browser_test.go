@@ -19,6 +19,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,6 +94,10 @@ func startServer(t *testing.T) *testServer {
 	done := make(chan error, 1)
 	go func() { done <- srv.App.Listener(ln) }()
 	ts := &testServer{URL: "http://" + ln.Addr().String(), Server: srv, Store: srv.Store, Config: cfg, Clock: clock, logs: logs}
+	// Serving before the test goes on: a shutdown that came before the
+	// listener's first accept (a test that skips at once) would leave
+	// the server running and the cleanup waiting for it.
+	waitServing(t, ts.URL)
 	t.Cleanup(func() {
 		srv.Hub.Close() // ends event streams, which would hold the shutdown up
 		if err := srv.App.ShutdownWithTimeout(5 * time.Second); err != nil {
@@ -107,6 +112,20 @@ func startServer(t *testing.T) *testServer {
 		}
 	})
 	return ts
+}
+
+// waitServing waits until the server at url answers /healthz.
+func waitServing(t *testing.T, url string) {
+	t.Helper()
+	client := &http.Client{Timeout: time.Second}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		resp, err := client.Get(url + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			return
+		}
+	}
+	t.Fatalf("the test server at %s did not answer within 10 s", url)
 }
 
 // chromiumPath finds the browser, or skips the test (fails it in CI).
