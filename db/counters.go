@@ -153,10 +153,11 @@ func (s *Store) CatalogVersion(ctx context.Context) (int64, error) {
 // PostgreSQL, where each read is a round trip, concurrent requests share
 // reads (sharedReads); SQLite reads a local page.
 func (s *Store) readCountersFor(ctx context.Context, catalog bool) (counters, error) {
-	read, shared := s.readAuthCounter, &s.authReads
+	shared := &s.authReads
 	if catalog {
-		read, shared = s.readCounters, &s.counterReads
+		shared = &s.counterReads
 	}
+	read := shared.read
 	if s.dialect == DialectPostgres {
 		read = shared.join
 	}
@@ -169,18 +170,14 @@ func (s *Store) readCountersFor(ctx context.Context, catalog bool) (counters, er
 	return c, nil
 }
 
-// readCounters reads both counters with one query.
-func (s *Store) readCounters(ctx context.Context) (counters, error) {
-	var c counters
-	err := s.get(ctx, &c, countersQuery)
-	return c, err
-}
-
-// readAuthCounter reads the auth counter alone.
-func (s *Store) readAuthCounter(ctx context.Context) (counters, error) {
-	var c counters
-	err := s.get(ctx, &c, authCounterQuery)
-	return c, err
+// readCountersWith is a read of the counters by query (countersQuery or
+// authCounterQuery).
+func (s *Store) readCountersWith(query string) func(context.Context) (counters, error) {
+	return func(ctx context.Context) (counters, error) {
+		var c counters
+		err := s.get(ctx, &c, query)
+		return c, err
+	}
 }
 
 // sharedReads shares fresh reads of a value among the requests that need

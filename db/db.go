@@ -155,8 +155,8 @@ func Open(ctx context.Context, rawURL string, now func() time.Time) (*Store, err
 		x.SetConnMaxIdleTime(5 * time.Minute)
 	}
 	s := &Store{db: x, dialect: dialect, Now: now, Currency: DefaultCurrency}
-	s.counterReads.read = s.readCounters
-	s.authReads.read = s.readAuthCounter
+	s.counterReads.read = s.readCountersWith(countersQuery)
+	s.authReads.read = s.readCountersWith(authCounterQuery)
 	if err := s.Ping(ctx); err != nil {
 		x.Close()
 		return nil, err

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
-	"sync"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -17,7 +16,7 @@ import (
 // current tag (or is *) gets 304 with no body, the same tag and the headers
 // set before it (request id, rate limit: the request has been counted).
 //
-// It also keeps what it served. Version reads a counter that grows with
+// It also keeps what it served. Its version function reads a counter that grows with
 // every committed change to what the routes show (on the API it comes with
 // the key's read, so it costs the request nothing more). Each instance
 // remembers, per route, query and role, the answer it last served and the
@@ -31,11 +30,16 @@ import (
 // are kept within a memory budget (servedBudget); a body over it is only
 // tagged.
 type Conditional struct {
-	// Version reads the change counter of what the guarded routes show.
-	Version func(ctx context.Context) (int64, error)
+	version func(ctx context.Context) (int64, error)
+	served  *sizedLRU[servedAnswer]
+}
 
-	once   sync.Once
-	served *sizedLRU[servedAnswer]
+// NewConditional guards routes whose shown data changes with the counter
+// version reads.
+func NewConditional(version func(ctx context.Context) (int64, error)) *Conditional {
+	return &Conditional{version: version, served: newSizedLRU(servedEntries, servedBudget, func(a servedAnswer) int {
+		return len(a.body) + len(a.link) + len(a.etag) + len(a.contentType) + 64
+	})}
 }
 
 // servedAnswer is what a guarded route last answered for one key.
@@ -56,14 +60,9 @@ const (
 
 // Handler is the middleware; put it just before the route's handler.
 func (cd *Conditional) Handler(c *fiber.Ctx) error {
-	cd.once.Do(func() {
-		cd.served = newSizedLRU(servedEntries, servedBudget, func(a servedAnswer) int {
-			return len(a.body) + len(a.link) + len(a.etag) + len(a.contentType) + 64
-		})
-	})
 	inm := c.Get(fiber.HeaderIfNoneMatch)
 	key := servedTagKey(c)
-	version, err := cd.Version(c.UserContext())
+	version, err := cd.version(c.UserContext())
 	if err != nil {
 		return err
 	}
@@ -115,10 +114,16 @@ func setBodyTag(c *fiber.Ctx) (string, bool) {
 	if c.Response().StatusCode() != fiber.StatusOK {
 		return "", false
 	}
-	sum := sha256.Sum256(c.Response().Body())
-	etag := `"` + hex.EncodeToString(sum[:16]) + `"`
+	etag := BodyTag(c.Response().Body())
 	c.Set(fiber.HeaderETag, etag)
 	return etag, true
+}
+
+// BodyTag is the strong ETag of a body, quoted: the first 16 bytes of its
+// SHA-256, in hex.
+func BodyTag(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + hex.EncodeToString(sum[:16]) + `"`
 }
 
 // IfNoneMatch reports whether the request's If-None-Match names etag (or

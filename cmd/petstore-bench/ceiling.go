@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -47,8 +45,7 @@ func runBareServer(addr, bodyFile string) error {
 	// ceiling runs the store's own compression rule (web.Compress), and
 	// tags the body as the API does (the hash of the body), so the
 	// compressed bytes are kept and reused as the store's are.
-	sum := sha256.Sum256(body)
-	etag := `"` + hex.EncodeToString(sum[:16]) + `"`
+	etag := web.BodyTag(body)
 	app.Use(web.Compress())
 	app.Get(bareRoute, func(c *fiber.Ctx) error {
 		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)

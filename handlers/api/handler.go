@@ -64,7 +64,7 @@ func (h *Handler) limit() *web.APILimit {
 // Conditional answers If-None-Match on the catalog and inventory GETs
 // (web.Conditional over the store's catalog change counter).
 func (h *Handler) Conditional(c *fiber.Ctx) error {
-	h.conditionalOnce.Do(func() { h.conditional = &web.Conditional{Version: h.Store.CatalogVersion} })
+	h.conditionalOnce.Do(func() { h.conditional = web.NewConditional(h.Store.CatalogVersion) })
 	return h.conditional.Handler(c)
 }
 
