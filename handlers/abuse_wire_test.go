@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"petstore/db/dbtest"
+	"petstore/handlers"
 	"petstore/handlers/handlerstest"
-	"petstore/web"
 )
 
 // These tests send malformed, oversized, slow and broken HTTP over real
@@ -207,8 +207,12 @@ func TestAbuseSlowClients(t *testing.T) {
 func TestAbuseClientReset(t *testing.T) {
 	a := handlerstest.New(t)
 	var logs lockedLog
-	a.App = web.NewApp(web.AppOptions{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Prepare: a.Handler.PrepareAnswer})
-	a.Handler.Routes(a.App)
+	a.Handler.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+	app, err := handlers.NewApp(a.Handler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.App = app
 	addr := strings.TrimPrefix(a.Listen(), "http://")
 	for range 3 {
 		conn, err := net.Dial("tcp", addr)

@@ -1,24 +1,54 @@
 package handlers
 
 import (
+	"cmp"
+
 	"github.com/gofiber/fiber/v2"
 
+	"petstore/handlers/api"
+	"petstore/handlers/console"
+	"petstore/handlers/shop"
 	"petstore/static"
 	"petstore/web"
 )
 
-// NewApp builds the whole app over h: error handling, static assets and
-// every route. It does not listen.
-func NewApp(h *Handler) *fiber.App {
+// NewApp builds the whole app over h: error handling, static assets, the
+// three audiences, each given the parts it uses, and every route. It does
+// not listen.
+func NewApp(h *Handler) (*fiber.App, error) {
 	if h.Now == nil {
 		panic("handlers: Handler.Now is nil; give it the clock the store reads")
 	}
-	h.bodies = &web.BodyLimits{}
-	app := web.NewApp(web.AppOptions{Logger: h.Logger, Prepare: h.PrepareAnswer, Metrics: h.Metrics, Proxies: h.Proxies, Bodies: h.bodies})
+	a, err := api.New(api.Config{
+		Store: h.Store, Limiter: h.Limiter, Proxies: h.Proxies, Events: h.Events, Logger: h.Logger, Now: h.Now,
+		Deprecated: h.Config.Deprecated, Sunset: h.Config.Sunset, Metrics: h.Metrics, PhotoLimits: h.Config.PhotoLimits,
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The per-IP limit of browser form posts: the shop's forms and the
+	// console's sign-in count in one bucket of their own.
+	formLimit := web.WebLimit(h.Limiter, h.Proxies, h.Logger)
+	s := shop.New(shop.Handler{
+		Store: h.Store, Sessions: h.Sessions, Metrics: h.Metrics, FormLimit: formLimit,
+		MaxOpenUnits: cmp.Or(h.Config.ShopMaxOpenUnits, DefaultShopMaxOpenUnits),
+	})
+	con := console.New(console.Handler{
+		Store: h.Store, Sessions: h.Sessions, Limiter: h.Limiter, Shared: h.Shared, FormLimit: formLimit,
+		Proxies: h.Proxies, Events: h.Events, Logger: h.Logger, Now: h.Now, PhotoLimits: h.Config.PhotoLimits,
+	})
+
+	var routes *web.Routes
+	app, routes := web.NewApp(web.AppOptions{
+		Logger: h.Logger, Metrics: h.Metrics, Proxies: h.Proxies,
+		// An API answer made before any route ran (Fiber's 413 for an
+		// oversize body) gets the headers of every other API answer.
+		Prepare: func(c *fiber.Ctx) { a.PrepareAnswer(c, routes.Template(c.Method(), c.Path())) },
+	})
 	app.Use("/static", web.StaticAssets(static.FS, static.Version))
 	app.Get("/favicon.ico", favicon)
-	h.Routes(app)
-	return app
+	h.routes(app, routes, a, s, con)
+	return app, nil
 }
 
 // favicon answers the browsers that ask for /favicon.ico without reading

@@ -81,7 +81,11 @@ func newFuzzApp(f *testing.F, name string, open dbtest.Open) *fuzzApp {
 		Sessions: web.NewSessions([][]byte{[]byte("0123456789abcdef0123456789abcdef")}),
 		Config:   handlerstest.Deprecation(clk),
 	}
-	a := &fuzzApp{App: &handlerstest.App{App: handlers.NewApp(h), Store: store, Handler: h, Clock: clk, Start: clk.Now()}, db: name}
+	app, err := handlers.NewApp(h)
+	if err != nil {
+		f.Fatal(err)
+	}
+	a := &fuzzApp{App: &handlerstest.App{App: app, Store: store, Handler: h, Clock: clk, Start: clk.Now()}, db: name}
 	ctx := context.Background()
 	key := func(name, role string) (string, int64) {
 		plan, lots := db.PlanEnterprise, int64(1_000_000_000)

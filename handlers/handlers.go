@@ -5,17 +5,10 @@
 package handlers
 
 import (
-	"cmp"
 	"log/slog"
-	"sync"
 	"time"
 
-	"github.com/gofiber/fiber/v2"
-
 	"petstore/db"
-	"petstore/handlers/api"
-	"petstore/handlers/console"
-	"petstore/handlers/shop"
 	"petstore/web"
 	"petstore/web/events"
 	"petstore/web/photo"
@@ -44,7 +37,8 @@ type Config struct {
 const DefaultShopMaxOpenUnits = 10
 
 // Handler is what the app is built from: every part the three audiences'
-// handlers share. Its fields are set once at start.
+// handlers share. Its fields are set once at start; NewApp gives each
+// audience the ones it uses.
 type Handler struct {
 	Store   *db.Store
 	Limiter *ratelimit.Limiter
@@ -62,41 +56,4 @@ type Handler struct {
 	Now func() time.Time
 	// Metrics, when set, measures requests, limits and orders.
 	Metrics *web.Metrics
-
-	// bodies are the request body limits of the app's routes: Routes
-	// gives the photo upload its 8 MiB.
-	bodies *web.BodyLimits
-
-	audiencesOnce sync.Once
-	api           *api.Handler
-	shop          *shop.Handler
-	console       *console.Handler
-}
-
-// audiences are the handlers of the API, the storefront and the console,
-// each given the fields it uses, built once.
-func (h *Handler) audiences() (*api.Handler, *shop.Handler, *console.Handler) {
-	h.audiencesOnce.Do(func() {
-		h.api = &api.Handler{
-			Store: h.Store, Limiter: h.Limiter, Proxies: h.Proxies, Events: h.Events,
-			Logger: h.Logger, Sunset: h.Config.Sunset, Metrics: h.Metrics, PhotoLimits: h.Config.PhotoLimits,
-		}
-		h.shop = &shop.Handler{
-			Store: h.Store, Sessions: h.Sessions, Metrics: h.Metrics,
-			MaxOpenUnits: cmp.Or(h.Config.ShopMaxOpenUnits, DefaultShopMaxOpenUnits),
-		}
-		h.console = &console.Handler{
-			Store: h.Store, Sessions: h.Sessions, Limiter: h.Limiter, Shared: h.Shared,
-			Proxies: h.Proxies, Events: h.Events, Logger: h.Logger, Now: h.Now, PhotoLimits: h.Config.PhotoLimits,
-		}
-	})
-	return h.api, h.shop, h.console
-}
-
-// PrepareAnswer gives an API error answer made outside the middleware
-// chain (Fiber's 413 for an oversize body) the headers of every other API
-// answer (api.Handler.PrepareAnswer).
-func (h *Handler) PrepareAnswer(c *fiber.Ctx) {
-	a, _, _ := h.audiences()
-	a.PrepareAnswer(c)
 }

@@ -2,23 +2,34 @@ package handlers
 
 import (
 	"net/url"
-	"regexp"
 
 	"github.com/gofiber/fiber/v2"
 
 	"petstore/db"
+	"petstore/handlers/api"
 	"petstore/handlers/console"
 	"petstore/handlers/shop"
 	"petstore/web"
 	"petstore/web/photo"
 )
 
-// Routes registers every route of the product. It is the only route
-// table: the API's (handlers/api), the console's (handlers/console) and
-// the storefront's (handlers/shop), each group with the renderer of its
-// error answers.
-func (h *Handler) Routes(app *fiber.App) {
-	a, s, con := h.audiences()
+// HTTP methods, short, so each route fits one line.
+const (
+	get  = fiber.MethodGet
+	post = fiber.MethodPost
+	put  = fiber.MethodPut
+	pat  = fiber.MethodPatch
+	del  = fiber.MethodDelete
+)
+
+// routes registers every route of the product. It is the only route
+// table, and each line is the whole description of its route: method,
+// path, handler and options (who may call it, its body limit,
+// deprecation, stability, rate-limit exemption, streaming). Each audience
+// makes the route's chain from its line (api.Handler.Route,
+// console.Handler.Route, shop.Handler.Route); the app core reads body
+// limits and 405s from the same lines (web.Routes).
+func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.Handler, con *console.Handler) {
 	app.Get("/healthz", h.healthz)
 	app.Get("/readyz", h.readyz)
 	if h.Metrics != nil && !h.Config.MetricsElsewhere {
@@ -33,144 +44,139 @@ func (h *Handler) Routes(app *fiber.App) {
 	// page, or the Error object for a client asking for JSON.
 	media := &web.Surface{Errors: shop.RenderPlainError}
 	for _, size := range []string{db.PhotoLarge, db.PhotoThumb} {
-		app.Get("/media/photos/:photoId/"+size+".jpg", media.Mark, h.photoImage(size))
+		r.Add(web.Route{Method: get, Path: "/media/photos/:photoId/" + size + ".jpg", Handlers: []fiber.Handler{media.Mark, h.photoImage(size)}})
 	}
 
 	// The JSON API (SPEC §2-§8) under /api: the Error object for every
-	// failure; a key, then the limit counted by key (or IP), no session.
-	// The catalog and inventory GETs answer If-None-Match (a.Conditional)
-	// after the limit has counted them.
-	getPet := &web.Deprecated{
-		Method: fiber.MethodGet, Path: regexp.MustCompile(`^/api/pets/([^/]+)/?$`),
-		Since: h.Config.Deprecated, Sunset: h.Config.Sunset, Now: h.Now,
-		Successor: func(id string) string { return "/api/pets?ids=" + url.QueryEscape(id) },
+	// failure; the key, then the limit counted by key (or IP), no session.
+	var (
+		anyone, customer, staff = api.For(api.Anyone), api.For(api.Customer), api.For(api.Staff)
+		conditional, idempotent = api.Conditional(), api.Idempotent()
+		// The photo upload's body is the image, up to 8 MiB rather than
+		// 64 KiB, read once the key, the role and the content type passed.
+		photoBody = api.Body(photo.DefaultLimits().MaxBytes)
+		successor = api.Deprecated(func(c *fiber.Ctx) string { return "/api/pets?ids=" + url.QueryEscape(c.Params("petId")) })
+	)
+	for _, rt := range []web.Route{
+		a.Route(get, "/openapi.json", a.OpenAPI, anyone),
+		a.Route(get, "/docs", a.Docs, anyone),
+		a.Route(get, "/rate-limit", a.RateLimitStatus, customer, api.NotCounted()),
+
+		a.Route(get, "/pets", a.ListPets, customer, conditional),
+		a.Route(post, "/pets", a.CreatePet, staff, idempotent),
+		a.Route(get, "/pets/:petId", a.GetPet, customer, successor, conditional),
+		a.Route(put, "/pets/:petId", a.UpdatePet, staff),
+		a.Route(del, "/pets/:petId", a.DeletePet, staff),
+		a.Route(post, "/pets/:petId/photos", a.AddPhoto, staff, api.Check(a.PhotoType), photoBody, idempotent),
+		a.Route(del, "/pets/:petId/photos/:photoId", a.DeletePhoto, staff),
+
+		a.Route(get, "/categories", a.ListCategories, customer, conditional),
+		a.Route(post, "/categories", a.CreateCategory, staff, idempotent),
+		a.Route(get, "/categories/:categoryId", a.GetCategory, customer, conditional),
+		a.Route(put, "/categories/:categoryId", a.UpdateCategory, staff),
+		a.Route(del, "/categories/:categoryId", a.DeleteCategory, staff),
+
+		a.Route(get, "/store/orders", a.ListOrders, customer),
+		a.Route(post, "/store/orders", a.PlaceOrder, customer, idempotent),
+		a.Route(get, "/store/orders/:orderId", a.GetOrder, customer),
+		a.Route(pat, "/store/orders/:orderId", a.UpdateOrder, staff),
+		a.Route(del, "/store/orders/:orderId", a.CancelOrder, customer),
+
+		a.Route(get, "/store/inventory", a.ListInventory, customer, conditional),
+		a.Route(get, "/store/inventory/:petId", a.GetInventory, customer, conditional),
+		a.Route(put, "/store/inventory/:petId", a.SetInventory, staff, api.Stability("beta")),
+
+		a.Route(get, "/keys", a.ListKeys, staff),
+		a.Route(post, "/keys", a.CreateKey, staff, idempotent),
+		a.Route(pat, "/keys/:keyId", a.UpdateKey, staff),
+		a.Route(del, "/keys/:keyId", a.RevokeKey, staff),
+		a.Route(del, "/keys/:keyId/ban", a.LiftBan, staff),
+		a.Route(get, "/keys/:keyId/usage", a.KeyUsage, staff),
+
+		a.Route(get, "/events", a.StreamEvents, staff, api.Stability("experimental"), api.Streaming()),
+	} {
+		r.Add(rt)
 	}
-	api := newGroup(app, "/api", nil, web.APIHeaders, getPet.Mark, web.APIKey(h.Store), a.Limit)
-	api.add(fiber.MethodGet, "/openapi.json", web.RejectBadKey, a.OpenAPI)
-	api.add(fiber.MethodGet, "/docs", web.RejectBadKey, a.Docs)
-	api.add(fiber.MethodGet, "/rate-limit", web.RequireKey, a.RateLimitStatus)
+	r.Fallback(api.Prefix, a.Fallback(r))
 
-	api.add(fiber.MethodGet, "/pets", web.RequireKey, a.Conditional, a.ListPets)
-	api.add(fiber.MethodPost, "/pets", web.RequireStaff, a.Idempotent(), a.CreatePet)
-	api.add(fiber.MethodGet, "/pets/:petId", getPet.Gone, web.RequireKey, a.Conditional, a.GetPet)
-	api.add(fiber.MethodPut, "/pets/:petId", web.RequireStaff, a.UpdatePet)
-	api.add(fiber.MethodDelete, "/pets/:petId", web.RequireStaff, a.DeletePet)
-	// The photo upload's body is the image, up to 8 MiB rather than 64 KiB:
-	// web.ReadBody reads it once the key, the role and the content type
-	// have passed (web.BodyLimits).
-	h.bodies.Allow(fiber.MethodPost, "/api/pets/:petId/photos", photo.DefaultLimits().MaxBytes)
-	api.add(fiber.MethodPost, "/pets/:petId/photos", web.RequireStaff, a.PhotoType, web.ReadBody, a.Idempotent(), a.AddPhoto)
-	api.add(fiber.MethodDelete, "/pets/:petId/photos/:photoId", web.RequireStaff, a.DeletePhoto)
+	// The staff console (SPEC §10) under /staff: the console's error page,
+	// the security headers, no caching and CSRF on every route, and a
+	// signed-in staff user on all but the sign-in page. Sign-in posts
+	// count against the per-IP form limit before any database lookup or
+	// bcrypt.
+	public := console.Public()
+	for _, rt := range []web.Route{
+		con.Route(get, "/login", con.LoginPage, public, console.Check(con.RequireDatabase)),
+		con.Route(post, "/login", con.Login, public, console.FormLimited()),
+		con.Route(post, "/logout", con.Logout),
+		con.Route(get, "/", con.Dashboard),
+		// The event stream of SPEC §8 behind the console's sign-in, for the
+		// htmx SSE extension (the API's /api/events wants a staff API key).
+		con.Route(get, "/events", con.StreamEvents, console.Streaming()),
 
-	api.add(fiber.MethodGet, "/categories", web.RequireKey, a.Conditional, a.ListCategories)
-	api.add(fiber.MethodPost, "/categories", web.RequireStaff, a.Idempotent(), a.CreateCategory)
-	api.add(fiber.MethodGet, "/categories/:categoryId", web.RequireKey, a.Conditional, a.GetCategory)
-	api.add(fiber.MethodPut, "/categories/:categoryId", web.RequireStaff, a.UpdateCategory)
-	api.add(fiber.MethodDelete, "/categories/:categoryId", web.RequireStaff, a.DeleteCategory)
+		con.Route(get, "/inventory", con.Inventory),
+		con.Route(get, "/inventory/:petId", con.InventoryRow),
+		con.Route(post, "/inventory/:petId", con.SetInventory),
 
-	api.add(fiber.MethodGet, "/store/orders", web.RequireKey, a.ListOrders)
-	api.add(fiber.MethodPost, "/store/orders", web.RequireKey, a.Idempotent(), a.PlaceOrder)
-	api.add(fiber.MethodGet, "/store/orders/:orderId", web.RequireKey, a.GetOrder)
-	api.add(fiber.MethodPatch, "/store/orders/:orderId", web.RequireStaff, a.UpdateOrder)
-	api.add(fiber.MethodDelete, "/store/orders/:orderId", web.RequireKey, a.CancelOrder)
+		con.Route(get, "/orders", con.Orders),
+		con.Route(post, "/orders/:orderId/complete", con.CompleteOrder),
+		con.Route(post, "/orders/:orderId/cancel", con.CancelOrder),
 
-	api.add(fiber.MethodGet, "/store/inventory", web.RequireKey, a.Conditional, a.ListInventory)
-	api.add(fiber.MethodGet, "/store/inventory/:petId", web.RequireKey, a.Conditional, a.GetInventory)
-	api.add(fiber.MethodPut, "/store/inventory/:petId", web.Stability("beta"), web.RequireStaff, a.SetInventory)
+		con.Route(get, "/catalog", con.Catalog),
+		con.Route(get, "/pets/new", con.NewPet),
+		con.Route(post, "/pets", con.CreatePet),
+		con.Route(get, "/pets/:petId/edit", con.EditPet),
+		con.Route(post, "/pets/:petId", con.UpdatePet),
+		con.Route(post, "/pets/:petId/delete", con.DeletePet),
+		// The photo upload takes several photos in one body, read part by
+		// part after the sign-in check (web.UploadParts); CSRF reads a plain
+		// form's token from its first part alone (web.CSRF).
+		con.Route(post, "/pets/:petId/photos", con.UploadPhotos, console.Body(con.UploadLimit())),
+		con.Route(post, "/pets/:petId/photos/order", con.ReorderPhotos),
+		con.Route(post, "/pets/:petId/photos/:photoId/delete", con.DeletePhoto),
+		con.Route(get, "/categories/new", con.NewCategory),
+		con.Route(post, "/categories", con.CreateCategory),
+		con.Route(get, "/categories/:categoryId/edit", con.EditCategory),
+		con.Route(post, "/categories/:categoryId", con.UpdateCategory),
+		con.Route(post, "/categories/:categoryId/delete", con.DeleteCategory),
 
-	api.add(fiber.MethodGet, "/keys", web.RequireStaff, a.ListKeys)
-	api.add(fiber.MethodPost, "/keys", web.RequireStaff, a.Idempotent(), a.CreateKey)
-	api.add(fiber.MethodPatch, "/keys/:keyId", web.RequireStaff, a.UpdateKey)
-	api.add(fiber.MethodDelete, "/keys/:keyId", web.RequireStaff, a.RevokeKey)
-	api.add(fiber.MethodDelete, "/keys/:keyId/ban", web.RequireStaff, a.LiftBan)
-	api.add(fiber.MethodGet, "/keys/:keyId/usage", web.RequireStaff, a.KeyUsage)
+		con.Route(get, "/keys", con.Keys),
+		con.Route(post, "/keys", con.IssueKey),
+		con.Route(get, "/keys/:keyId", con.EditKey),
+		con.Route(post, "/keys/:keyId", con.UpdateKey),
+		con.Route(post, "/keys/:keyId/revoke", con.RevokeKey),
+		con.Route(post, "/keys/:keyId/lift-ban", con.LiftBan),
 
-	api.add(fiber.MethodGet, "/events", web.Stability("experimental"), web.RequireStaff, a.StreamEvents)
-	api.Use(api.methodFallback("No such API route."))
-
-	// The staff console (SPEC §10) under /staff: the console's error
-	// page; the security headers, no caching and CSRF on every route, and
-	// a signed-in staff user on all but the sign-in page. Sign-in posts
-	// count against the per-IP form limit (web.WebLimit) before any
-	// database lookup or bcrypt.
-	staff := newGroup(app, "/staff", console.RenderError, web.SecurityHeaders, console.NoStore, web.CSRF(h.Sessions, console.SessionName))
-	formLimit := web.WebLimit(h.Limiter, h.Proxies, h.Logger)
-	staff.add(fiber.MethodGet, "/login", con.RequireDatabase, con.LoginPage)
-	staff.add(fiber.MethodPost, "/login", formLimit, con.Login)
-
-	auth := con.RequireStaff
-	staff.add(fiber.MethodPost, "/logout", auth, con.Logout)
-	staff.add(fiber.MethodGet, "/", auth, con.Dashboard)
-	// The event stream of SPEC §8 behind the console's sign-in, for the
-	// htmx SSE extension (the API's /api/events wants a staff API key).
-	staff.add(fiber.MethodGet, "/events", auth, con.StreamEvents)
-
-	staff.add(fiber.MethodGet, "/inventory", auth, con.Inventory)
-	staff.add(fiber.MethodGet, "/inventory/:petId", auth, con.InventoryRow)
-	staff.add(fiber.MethodPost, "/inventory/:petId", auth, con.SetInventory)
-
-	staff.add(fiber.MethodGet, "/orders", auth, con.Orders)
-	staff.add(fiber.MethodPost, "/orders/:orderId/complete", auth, con.CompleteOrder)
-	staff.add(fiber.MethodPost, "/orders/:orderId/cancel", auth, con.CancelOrder)
-
-	staff.add(fiber.MethodGet, "/catalog", auth, con.Catalog)
-	staff.add(fiber.MethodGet, "/pets/new", auth, con.NewPet)
-	staff.add(fiber.MethodPost, "/pets", auth, con.CreatePet)
-	staff.add(fiber.MethodGet, "/pets/:petId/edit", auth, con.EditPet)
-	staff.add(fiber.MethodPost, "/pets/:petId", auth, con.UpdatePet)
-	staff.add(fiber.MethodPost, "/pets/:petId/delete", auth, con.DeletePet)
-	// The photo upload takes several photos in one body, read part by
-	// part after the sign-in check (web.UploadParts); CSRF reads a plain
-	// form's token from its first part alone (web.CSRF).
-	h.bodies.Allow(fiber.MethodPost, "/staff/pets/:petId/photos", con.UploadLimit())
-	staff.add(fiber.MethodPost, "/pets/:petId/photos", auth, con.UploadPhotos)
-	staff.add(fiber.MethodPost, "/pets/:petId/photos/order", auth, con.ReorderPhotos)
-	staff.add(fiber.MethodPost, "/pets/:petId/photos/:photoId/delete", auth, con.DeletePhoto)
-	staff.add(fiber.MethodGet, "/categories/new", auth, con.NewCategory)
-	staff.add(fiber.MethodPost, "/categories", auth, con.CreateCategory)
-	staff.add(fiber.MethodGet, "/categories/:categoryId/edit", auth, con.EditCategory)
-	staff.add(fiber.MethodPost, "/categories/:categoryId", auth, con.UpdateCategory)
-	staff.add(fiber.MethodPost, "/categories/:categoryId/delete", auth, con.DeleteCategory)
-
-	staff.add(fiber.MethodGet, "/keys", auth, con.Keys)
-	staff.add(fiber.MethodPost, "/keys", auth, con.IssueKey)
-	staff.add(fiber.MethodGet, "/keys/:keyId", auth, con.EditKey)
-	staff.add(fiber.MethodPost, "/keys/:keyId", auth, con.UpdateKey)
-	staff.add(fiber.MethodPost, "/keys/:keyId/revoke", auth, con.RevokeKey)
-	staff.add(fiber.MethodPost, "/keys/:keyId/lift-ban", auth, con.LiftBan)
-
-	staff.add(fiber.MethodGet, "/usage", auth, con.Usage)
-
-	// The storefront (SPEC §9) under /. Each route gets the shop's chain:
-	// its error answers (shop.Handler.RenderError), the security headers
-	// (CSP 'self'), CSRF on unsafe methods, the per-IP limit of form posts
-	// (every POST, before it reads the database) and the shopper's
-	// session. The chain is attached per route, not with app.Use, so it
-	// never runs for paths the shop does not own.
-	shopSurface := &web.Surface{Errors: s.RenderError}
-	chain := func(handler fiber.Handler) []fiber.Handler {
-		return []fiber.Handler{shopSurface.Mark, web.SecurityHeaders, web.CSRF(h.Sessions, shop.SessionName), formLimit, s.Session, handler}
+		con.Route(get, "/usage", con.Usage),
+	} {
+		r.Add(rt)
 	}
-	app.Get("/", chain(s.Catalog)...)
-	app.Get("/pets/:id", chain(s.Pet)...)
-	app.Get("/cart", chain(s.Cart)...)
-	app.Post("/cart", chain(s.AddToCart)...)
-	app.Post("/cart/lines/:petId", chain(s.UpdateLine)...)
-	app.Post("/cart/lines/:petId/remove", chain(s.RemoveLine)...)
-	app.Post("/checkout", chain(s.Checkout)...)
-	app.Get("/orders", chain(s.Orders)...)
-	app.Post("/orders/:id/cancel", chain(s.CancelOrder)...)
-	app.Get("/orders/confirmation/:checkoutId", chain(s.Confirmation)...)
-	// Find an order by its number and email (SPEC §14): the checkouts a
-	// session proved are kept in its cookie, and only those are shown and
-	// cancelled through the lookup.
-	app.Get("/orders/lookup", chain(s.Lookup)...)
-	app.Post("/orders/lookup", chain(s.FindOrder)...)
-	app.Get("/orders/lookup/:checkoutId", chain(s.LookupResult)...)
-	app.Post("/orders/lookup/:checkoutId/orders/:id/cancel", chain(s.LookupCancel)...)
+	r.Fallback(console.Prefix, con.Fallback())
 
-	// Any other path: 404, on the console's page under /staff, else on
-	// the shop's plain one.
+	// The storefront (SPEC §9, §14) under /.
+	for _, rt := range []web.Route{
+		s.Route(get, "/", s.Catalog),
+		s.Route(get, "/pets/:id", s.Pet),
+		s.Route(get, "/cart", s.Cart),
+		s.Route(post, "/cart", s.AddToCart),
+		s.Route(post, "/cart/lines/:petId", s.UpdateLine),
+		s.Route(post, "/cart/lines/:petId/remove", s.RemoveLine),
+		s.Route(post, "/checkout", s.Checkout),
+		s.Route(get, "/orders", s.Orders),
+		s.Route(post, "/orders/:id/cancel", s.CancelOrder),
+		s.Route(get, "/orders/confirmation/:checkoutId", s.Confirmation),
+		// Find an order by its number and email (SPEC §14): the checkouts a
+		// session proved are kept in its cookie, and only those are shown
+		// and cancelled through the lookup.
+		s.Route(get, "/orders/lookup", s.Lookup),
+		s.Route(post, "/orders/lookup", s.FindOrder),
+		s.Route(get, "/orders/lookup/:checkoutId", s.LookupResult),
+		s.Route(post, "/orders/lookup/:checkoutId/orders/:id/cancel", s.LookupCancel),
+	} {
+		r.Add(rt)
+	}
+
+	// Any other path: 404 on the shop's plain page.
 	elsewhere := &web.Surface{Errors: shop.RenderPlainError}
 	app.Use(elsewhere.Default, func(c *fiber.Ctx) error {
 		return db.Errorf(db.ENotFound, "There is no page at this address.")

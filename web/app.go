@@ -1,5 +1,10 @@
-// Package web is the HTTP kit the handlers use: the Fiber app and its error
-// handling, JSON decoding, paging, rendering and middleware.
+// Package web is the app core every audience shares and nothing
+// audience-specific: the Fiber app (NewApp) and its route table (Routes),
+// the error path (ErrorHandler and the surfaces' renderers), request
+// bodies and parameters, rendering, entity tags, compression, security
+// headers, request logs and metrics. The API's protocol lives beside its
+// handlers (handlers/api); the browsers' sessions, CSRF and flash
+// messages in web/browser.
 package web
 
 import (
@@ -15,11 +20,8 @@ import (
 	"petstore/web/ratelimit"
 )
 
-// APIVersion is the version of the published description (SPEC §2).
-const APIVersion = "1.0.0"
-
-// MaxBody is the largest request body a route reads (SPEC §2) unless
-// BodyLimits.Allow gives it more.
+// MaxBody is the largest request body a route reads (SPEC §2) unless its
+// Route.Body gives it more.
 const MaxBody = 64 << 10
 
 // AppOptions configures NewApp.
@@ -31,29 +33,26 @@ type AppOptions struct {
 	Metrics *Metrics
 	// Proxies are the peers whose X-Forwarded-Proto is believed (Transport).
 	Proxies ratelimit.TrustedProxies
-	// Bodies bounds request bodies per route; nil: MaxBody for all.
-	Bodies *BodyLimits
 }
 
 // NewApp builds the Fiber app with the error handler, timeouts that let
 // shutdown finish, request ids, whether the request came over TLS (HSTS),
 // logs and metrics, panic recovery (inside the logger, so a panic is
 // logged as the 500 it becomes), request bodies read no further than
-// their route allows (BodyLimits) and compression of text answers.
+// their route allows (Route.Body) and compression of text answers. Routes
+// are added through the table it returns, which every one of those
+// reads.
 //
 // Request bodies are streamed: fasthttp hands the app a request once its
-// headers (and at most 8 KiB of body) are in, and BodyLimits decides what
-// is read. Without streaming, fasthttp reads every body whole before any
+// headers (and at most 8 KiB of body) are in, and the route's line decides
+// what is read. Without streaming, fasthttp reads every body whole before any
 // handler runs, up to one limit for the whole app: every route would take
 // a photo's 8 MiB, before its key or content type was looked at.
-func NewApp(o AppOptions) *fiber.App {
-	if o.Bodies == nil {
-		o.Bodies = &BodyLimits{}
-	}
+func NewApp(o AppOptions) (*fiber.App, *Routes) {
 	app := fiber.New(fiber.Config{
 		AppName:      "petstore",
 		ErrorHandler: ErrorHandler(o.Logger, o.Prepare),
-		// Per request, BodyLimits.HeaderReceived sets the limit fasthttp
+		// Per request, Routes.HeaderReceived sets the limit fasthttp
 		// applies, which with streaming bounds only what it reads ahead.
 		BodyLimit:         MaxBody,
 		StreamRequestBody: true,
@@ -68,15 +67,18 @@ func NewApp(o AppOptions) *fiber.App {
 		DisableStartupMessage:        true,
 		StrictRouting:                false,
 	})
-	app.Server().HeaderReceived = o.Bodies.HeaderReceived
+	routes := &Routes{app: app}
+	app.Server().HeaderReceived = routes.HeaderReceived
 	app.Use(requestID)
 	app.Use(Transport(o.Proxies))
 	app.Use(Observe(o.Logger, o.Metrics))
 	app.Use(recover.New())
-	app.Use(o.Bodies.Handler)
+	app.Use(routes.bodies)
 	app.Use(Compress())
-	return app
+	return app, routes
 }
+
+type requestIDLocal struct{}
 
 var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
@@ -88,7 +90,7 @@ func requestID(c *fiber.Ctx) error {
 
 // SetRequestID makes sure the request has an id; it is idempotent.
 func SetRequestID(c *fiber.Ctx) string {
-	if id, ok := c.Locals(localRequestID).(string); ok {
+	if id, ok := c.Locals(requestIDLocal{}).(string); ok {
 		return id
 	}
 	id := c.Get(fiber.HeaderXRequestID)
@@ -97,33 +99,10 @@ func SetRequestID(c *fiber.Ctx) string {
 		_, _ = rand.Read(b)
 		id = hex.EncodeToString(b)
 	}
-	c.Locals(localRequestID, id)
+	c.Locals(requestIDLocal{}, id)
 	c.Set(fiber.HeaderXRequestID, id)
 	return id
 }
 
 // RequestID is the request's id.
 func RequestID(c *fiber.Ctx) string { return SetRequestID(c) }
-
-type localKey int
-
-const (
-	localRequestID localKey = iota
-	localAPIKey
-	localAuthErr
-	localRateLimited
-)
-
-// APIHeaders stamps every /api answer with the request id and the API
-// version, errors included.
-func APIHeaders(c *fiber.Ctx) error {
-	SetAPIHeaders(c)
-	return c.Next()
-}
-
-// SetAPIHeaders sets the headers of APIHeaders outside the middleware chain.
-func SetAPIHeaders(c *fiber.Ctx) {
-	SetRequestID(c)
-	c.Set("X-API-Version", APIVersion)
-	c.Set("X-Content-Type-Options", "nosniff")
-}

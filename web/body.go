@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -16,33 +15,24 @@ import (
 	"petstore/db"
 )
 
-// BodyLimits decides how much of a request body the app reads, per route,
-// and when. The server streams request bodies (fiber.Config's
-// StreamRequestBody), so nothing is read into memory before this says so:
+// The body limits decide how much of a request body the app reads, per
+// route, and when. The server streams request bodies (fiber.Config's
+// StreamRequestBody), so nothing is read into memory before they say so:
 //
-//   - Most routes take at most MaxBody (SPEC §2's 64 KiB). Handler reads
-//     their bodies before any other handler runs, so c.Body() and form
-//     values work as ever, and no one can make them hold more.
-//   - A route given a larger limit with Allow (a photo upload, SPEC §14:
-//     8 MiB) reads its body itself, with ReadBody, placed after the checks
-//     that need no body (the key, the role, the content type): a refused
-//     upload costs its headers, not megabytes.
+//   - Most routes take at most MaxBody (SPEC §2's 64 KiB). The body
+//     handler reads their bodies before any other handler runs, so c.Body()
+//     and form values work as ever, and no one can make them hold more.
+//   - A route given a larger Route.Body (a photo upload, SPEC §14: 8 MiB)
+//     reads its body itself, with ReadBody, placed after the checks that
+//     need no body (the key, the role, the content type): a refused upload
+//     costs its headers, not megabytes.
 //   - A body announced larger than its route takes is refused from the
 //     headers alone (HeaderReceived): not one byte of it is read.
 //
 // Whatever a route leaves unread is drained, up to drainLimit, or the
 // connection is closed, so unread bytes are never taken for the next
-// request on it.
-type BodyLimits struct {
-	routes []bodyRoute
-}
-
-// bodyRoute is a route allowed a larger body.
-type bodyRoute struct {
-	method string
-	path   *regexp.Regexp
-	max    int64
-}
+// request on it. The limits are read off the route table (Routes), the
+// same lines Fiber routes by.
 
 // drainLimit is how much of a body its route did not read is read and
 // dropped to keep the connection open for the next request; past it the
@@ -59,49 +49,15 @@ const StreamedReadTimeout = 90 * time.Second
 // removed from every request first, so no client can set it.
 const bodyRefusedHeader = "X-Petstore-Refused-Body-Length"
 
-// routeParam is a parameter segment of a Fiber route template.
-var routeParam = regexp.MustCompile(`:[A-Za-z]+`)
-
-// Allow lets requests of method on the Fiber route template ("/api/pets/:petId/photos")
-// carry bodies of up to max bytes, read by the route with ReadBody. Call it
-// while the routes are built, before the app serves. Paths match as Fiber
-// routes them: any letter case, with or without a trailing slash.
-func (b *BodyLimits) Allow(method, template string, max int64) {
-	pattern := "(?i)^" + routeParam.ReplaceAllString(regexp.QuoteMeta(strings.TrimSuffix(template, "/")), `[^/]+`) + "/?$"
-	b.routes = append(b.routes, bodyRoute{method: method, path: regexp.MustCompile(pattern), max: max})
-}
-
-// limit is the most a request for method and path may send, and whether its
-// route reads the body itself (Allow).
-func (b *BodyLimits) limit(method, path string) (int64, bool) {
-	for _, r := range b.routes {
-		if r.method == method && r.path.MatchString(path) {
-			return r.max, true
-		}
-	}
-	return MaxBody, false
-}
-
-// rawLimit is limit on the request line's bytes, before Fiber has made
-// strings of them (it allocates nothing).
-func (b *BodyLimits) rawLimit(method, path []byte) (int64, bool) {
-	for _, r := range b.routes {
-		if r.method == string(method) && r.path.Match(path) {
-			return r.max, true
-		}
-	}
-	return MaxBody, false
-}
-
 // HeaderReceived is the server's fasthttp.Server.HeaderReceived: it runs
 // once a request's headers are read, before any of its body. A body
 // announced (Content-Length) larger than the route takes is not read at
 // all: its length moves to bodyRefusedHeader, Content-Length becomes 0 and
 // the connection closes after the answer, which Handler makes a 413. A
 // route allowed a larger body gets StreamedReadTimeout to receive it.
-func (b *BodyLimits) HeaderReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+func (t *Routes) HeaderReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 	h.Del(bodyRefusedHeader)
-	max, streamed := b.rawLimit(h.Method(), requestPath(h.RequestURI()))
+	max, streamed := t.bodyLimit(h.Method(), requestPath(h.RequestURI()))
 	cfg := fasthttp.RequestConfig{MaxRequestBodySize: int(max)}
 	if streamed {
 		cfg.ReadTimeout = StreamedReadTimeout
@@ -135,16 +91,16 @@ func requestPath(uri []byte) []byte {
 
 type bodyLimitLocal struct{}
 
-// Handler is the app's middleware for request bodies; it runs before every
+// bodies is the app's middleware for request bodies; it runs before every
 // route. It refuses a body that is compressed (415: a few kilobytes of
 // Content-Encoding can inflate to gigabytes, and no client of ours
 // compresses what it sends) or announced or found larger than its route
 // takes (413, the connection closed). It reads the body of every route but
-// those of Allow, at most MaxBody bytes. After the route, a body it left
+// those given a larger Route.Body, at most MaxBody bytes. After the route, a body it left
 // unread is drained or the connection closed.
-func (b *BodyLimits) Handler(c *fiber.Ctx) error {
+func (t *Routes) bodies(c *fiber.Ctx) error {
 	req := c.Request()
-	max, streamed := b.limit(c.Method(), c.Path())
+	max, streamed := t.bodyLimit(c.Request().Header.Method(), c.Request().URI().PathOriginal())
 	if len(req.Header.Peek(bodyRefusedHeader)) > 0 {
 		return refuseBody(c, tooLarge(max))
 	}
@@ -165,20 +121,20 @@ func (b *BodyLimits) Handler(c *fiber.Ctx) error {
 	return err
 }
 
-// ReadBody reads the body of a route allowed a larger one (Allow), at most
+// ReadBody reads the body of a route allowed a larger one (Route.Body), at most
 // its limit, so that c.Body() holds it: a longer body is 413 and the
 // connection closes without reading the rest. Put it after the checks that
 // need no body.
 //
 // On such a route nothing may ask for the body before ReadBody: c.Body(),
 // form values and c.MultipartForm read a chunked body to its end, however
-// long (a body with a Content-Length is bounded by Handler's check). CSRF
+// long (a body with a Content-Length is bounded by the body handler's check). CSRF
 // knows such routes: it reads a form's token from the first part of a
 // multipart body only (UploadParts then reads the rest, part by part).
 func ReadBody(c *fiber.Ctx) error {
 	max, ok := c.Locals(bodyLimitLocal{}).(int64)
 	if !ok {
-		return errors.New("web.ReadBody on a route BodyLimits.Allow did not name")
+		return errors.New("web.ReadBody on a route without a larger Route.Body")
 	}
 	if err := readBody(c, max); err != nil {
 		return err
@@ -191,7 +147,7 @@ func ReadBody(c *fiber.Ctx) error {
 const fasthttpPrefetch = 8 << 10
 
 // readBody moves a streamed body of at most max bytes into memory. A body
-// of known length (at most max: Handler checked) is read as long as it
+// of known length (at most max: the body handler checked) is read as long as it
 // says; a chunked one up to max+1 bytes, one more being how it is found too
 // long without ever holding more.
 func readBody(c *fiber.Ctx, max int64) error {

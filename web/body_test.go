@@ -1,13 +1,20 @@
 package web
 
-import "testing"
+import (
+	"log/slog"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+)
 
 // TestBodyLimitsRoutes: a route given a larger body matches its paths as
 // Fiber routes them (any case, an optional trailing slash), for its
 // method only; every other request keeps MaxBody.
 func TestBodyLimitsRoutes(t *testing.T) {
-	var b BodyLimits
-	b.Allow("POST", "/api/pets/:petId/photos", 8<<20)
+	app, routes := NewApp(AppOptions{Logger: slog.New(slog.DiscardHandler)})
+	defer func() { _ = app.Shutdown() }()
+	routes.Add(Route{Method: "POST", Path: "/api/pets/:petId/photos", Body: 8 << 20, Handlers: []fiber.Handler{ReadBody}})
+	routes.Add(Route{Method: "POST", Path: "/api/pets", Handlers: []fiber.Handler{ReadBody}})
 	for _, tc := range []struct {
 		method, path string
 		want         int64
@@ -23,10 +30,7 @@ func TestBodyLimitsRoutes(t *testing.T) {
 		{"POST", "/x/api/pets/7/photos", MaxBody},
 		{"POST", "/api/pets", MaxBody},
 	} {
-		if got, _ := b.limit(tc.method, tc.path); got != tc.want {
-			t.Errorf("%s %s: limit %d, want %d", tc.method, tc.path, got, tc.want)
-		}
-		if got, _ := b.rawLimit([]byte(tc.method), []byte(tc.path)); got != tc.want {
+		if got, _ := routes.bodyLimit([]byte(tc.method), []byte(tc.path)); got != tc.want {
 			t.Errorf("%s %s: raw limit %d, want %d", tc.method, tc.path, got, tc.want)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
+
+	"petstore/web/lru"
 )
 
 // Compress compresses text answers (HTML, JSON, CSS, JS, SVG) of at least
@@ -28,7 +30,7 @@ import (
 func Compress() fiber.Handler {
 	compressor := fasthttp.CompressHandlerBrotliLevel(func(*fasthttp.RequestCtx) {},
 		fasthttp.CompressBrotliBestSpeed, fasthttp.CompressBestSpeed)
-	encoded := newSizedLRU(encodedEntries, encodedBudget, func(b []byte) int { return len(b) })
+	encoded := lru.NewSized(encodedEntries, encodedBudget, func(b []byte) int { return len(b) })
 	return func(c *fiber.Ctx) error {
 		if !compressible(c) {
 			return c.Next()
@@ -48,7 +50,7 @@ func Compress() fiber.Handler {
 		if strings.HasPrefix(etag, `"`) {
 			if enc := acceptedCoding(c); enc != "" {
 				kept = c.Path() + " " + etag + " " + enc
-				if b, ok := encoded.get(kept); ok {
+				if b, ok := encoded.Get(kept); ok {
 					c.Response().SetBody(b) // a copy: the kept bytes are shared
 					c.Response().Header.SetContentEncoding(enc)
 					c.Set(fiber.HeaderETag, encodedTag(etag, enc))
@@ -60,7 +62,7 @@ func Compress() fiber.Handler {
 		if enc := string(c.Response().Header.ContentEncoding()); enc != "" && etag != "" {
 			c.Set(fiber.HeaderETag, encodedTag(etag, enc))
 			if kept != "" && strings.HasSuffix(kept, " "+enc) {
-				encoded.add(kept, bytes.Clone(c.Response().Body()))
+				encoded.Add(kept, bytes.Clone(c.Response().Body()))
 			}
 		}
 		return nil
@@ -93,8 +95,8 @@ const minCompressSize = 1400
 // compressible reports whether the request may get a compressed answer:
 // not an event stream, not a file compressed already.
 func compressible(c *fiber.Ctx) bool {
-	p := strings.TrimSuffix(c.Path(), "/")
-	if p == "/api/events" || p == "/staff/events" || strings.Contains(c.Get(fiber.HeaderAccept), "text/event-stream") {
+	p := c.Path()
+	if IsStreaming(c) || strings.Contains(c.Get(fiber.HeaderAccept), "text/event-stream") {
 		return false
 	}
 	switch path.Ext(p) {

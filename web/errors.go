@@ -117,6 +117,16 @@ func answerOf(c *fiber.Ctx, err error) error {
 	return err
 }
 
+// ProblemFor is the Error object the error handler will answer err with
+// on this request, its request id included: for middleware that keeps an
+// answer (the API's idempotency) or counts it (Observe) before the handler
+// has written it.
+func ProblemFor(c *fiber.Ctx, err error) Problem {
+	p := ProblemOf(answerOf(c, err))
+	p.RequestID = RequestID(c)
+	return p
+}
+
 // ProblemJSON is the body of the Error object as the API sends it: the
 // error handler writes it, and Idempotency keeps it for replays.
 func ProblemJSON(p Problem) []byte {

@@ -10,9 +10,10 @@ import (
 
 // Observe logs and measures every request once it is answered: one JSON
 // log line with the request id, method, route template, status, duration
-// and key id (never the key), and the Prometheus counters. A failed
+// and what the route's middleware added (LogAttrs: the API's key id, never
+// the key), and the Prometheus counters. A failed
 // request is counted with the status the error handler will give it
-// (ProblemOf, as the handler uses), and its error passed on to be answered.
+// (ProblemFor, as the handler answers it), and its error passed on to be answered.
 func Observe(logger *slog.Logger, m *Metrics) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
@@ -20,7 +21,7 @@ func Observe(logger *slog.Logger, m *Metrics) fiber.Handler {
 		elapsed := time.Since(start)
 		status := c.Response().StatusCode()
 		if err != nil {
-			status = ProblemOf(answerOf(c, err)).Status
+			status = ProblemFor(c, err).Status
 		}
 		route := routeTemplate(c)
 		// Fiber's strings point into buffers it reuses: copy what outlives the request.
@@ -42,10 +43,19 @@ func Observe(logger *slog.Logger, m *Metrics) fiber.Handler {
 			slog.Int("status", status),
 			slog.Float64("durationMs", float64(elapsed.Microseconds())/1000),
 		}
-		if k := CurrentKey(c); k != nil {
-			attrs = append(attrs, slog.Int64("keyId", k.ID))
+		if extra, ok := c.Locals(logAttrsLocal{}).([]slog.Attr); ok {
+			attrs = append(attrs, extra...)
 		}
 		logger.LogAttrs(c.UserContext(), level, "request", attrs...)
 		return err
 	}
+}
+
+type logAttrsLocal struct{}
+
+// LogAttrs adds attrs to the request's log line (Observe): what a route's
+// middleware learnt about the request that the log should name.
+func LogAttrs(c *fiber.Ctx, attrs ...slog.Attr) {
+	extra, _ := c.Locals(logAttrsLocal{}).([]slog.Attr)
+	c.Locals(logAttrsLocal{}, append(extra, attrs...))
 }

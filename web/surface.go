@@ -7,19 +7,16 @@ import "github.com/gofiber/fiber/v2"
 // and the request id; p is what may be shown.
 type ErrorRenderer func(c *fiber.Ctx, p Problem) error
 
-// Surface is what a route group tells the error handler and the request
-// log about the requests it takes. Its Mark is the group's first
-// middleware, so a request refused anywhere in the group (CSRF, the
-// limiter, a handler) is answered by the group's renderer.
+// Surface is what an audience tells the error handler and the request log
+// about the requests it takes. Its Mark is the first handler of each of
+// the audience's routes, so a request refused anywhere in the chain (CSRF,
+// the limiter, a handler) is answered by the audience's renderer.
 type Surface struct {
-	// Errors renders the group's error answers; nil means the Error object.
+	// Errors renders the audience's error answers; nil means the Error object.
 	Errors ErrorRenderer
-	// Prefix is the group's path prefix ("/api"), Route the name of the
-	// route template a request was for when the group's middleware answered
-	// it before any route took it (a 429 from the limiter): "" when no
-	// route of the group has that method and path.
+	// Prefix is the path prefix of the audience's fallback for paths no
+	// route takes ("/api"): its requests are logged as "unmatched".
 	Prefix string
-	Route  func(c *fiber.Ctx) string
 }
 
 type surfaceLocal struct{}
@@ -47,22 +44,16 @@ func surfaceOf(c *fiber.Ctx) *Surface {
 
 // routeTemplate is the pattern of the route the request was for
 // ("/api/pets/:petId"), so metrics and logs stay bounded whatever paths
-// clients send. A request a group's middleware answered before a route
-// took it is named by the group (Surface.Route); requests no route has
-// share the label "unmatched".
+// clients send. Every route carries its audience's whole chain, so a
+// request its middleware refused (a 429, a CSRF failure) is still named by
+// its route; requests no route has share the label "unmatched".
 func routeTemplate(c *fiber.Ctx) string {
 	r := c.Route()
 	if r == nil || r.Path == "" || r.Path == "/" && c.Path() != "/" {
 		return "unmatched" // only the app's own middleware ran
 	}
-	if s := surfaceOf(c); s != nil && r.Path == s.Prefix && c.Path() != s.Prefix {
-		// The group's middleware answered; the route is the one it was for.
-		if s.Route != nil {
-			if t := s.Route(c); t != "" {
-				return t
-			}
-		}
-		return "unmatched"
+	if s := surfaceOf(c); s != nil && s.Prefix != "" && r.Path == s.Prefix && c.Path() != s.Prefix {
+		return "unmatched" // the audience's fallback answered
 	}
 	return r.Path
 }

@@ -86,7 +86,9 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 			MetricsElsewhere: cfg.MetricsAddr != ""},
 		Now: now,
 	}
-	s.App = handlers.NewApp(h)
+	if s.App, err = handlers.NewApp(h); err != nil {
+		return nil, err
+	}
 	if cfg.MetricsAddr != "" {
 		s.Ops = opsHandler(metrics.HTTPHandler(), cfg.PprofAddr != "")
 	}

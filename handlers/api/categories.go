@@ -28,7 +28,7 @@ func (h *Handler) ListCategories(c *fiber.Ctx) error {
 // CreateCategory is POST /api/categories.
 func (h *Handler) CreateCategory(c *fiber.Ctx) error {
 	var in db.NewCategory
-	if err := web.DecodeJSON(c, &in); err != nil {
+	if err := decodeJSON(c, &in); err != nil {
 		return err
 	}
 	cat, err := h.Store.CreateCategory(c.UserContext(), in)
@@ -55,7 +55,7 @@ func (h *Handler) UpdateCategory(c *fiber.Ctx) error {
 		return err
 	}
 	var in db.NewCategory
-	if err := web.DecodeJSON(c, &in); err != nil {
+	if err := decodeJSON(c, &in); err != nil {
 		return err
 	}
 	cat, err := h.Store.UpdateCategory(c.UserContext(), id, in)

@@ -124,9 +124,8 @@ func TestAPIConventions(t *testing.T) {
 func TestPanicIsInternal(t *testing.T) {
 	a := handlerstest.New(t)
 	a.SkipContract = true
-	a.App = web.NewApp(web.AppOptions{Logger: a.Handler.Logger})
+	a.App, _ = web.NewApp(web.AppOptions{Logger: a.Handler.Logger})
 	a.App.Get("/boom", func(c *fiber.Ctx) error { panic("secret: database password is hunter2") })
-	a.Handler.Routes(a.App)
 	r := a.Do(handlerstest.Req{Method: "GET", Path: "/boom", Header: map[string]string{"Accept": "application/json"}}).Want(t, 500, "internal")
 	if strings.Contains(string(r.Body), "hunter2") {
 		t.Fatalf("internals leaked: %s", r.Body)
@@ -176,7 +175,7 @@ func TestStability(t *testing.T) {
 // TestOversizeBody announces a body past the 64 KiB limit over a real
 // connection: the 413 still carries the Error object and every API header.
 // (The body is never sent: the server answers from the Content-Length,
-// web.BodyLimits.HeaderReceived.)
+// web.Routes.HeaderReceived.)
 func TestOversizeBody(t *testing.T) {
 	a := handlerstest.New(t)
 	base := a.Listen()

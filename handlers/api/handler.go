@@ -1,12 +1,13 @@
 // Package api serves the JSON API of SPEC §2-§8 under /api: the catalog,
 // the store's orders and inventory, API keys, rate limits and the event
-// stream. Handlers return errors; web.ErrorHandler answers them with the
-// Error object.
+// stream, and the API's protocol beside them (middleware_*.go: the key,
+// the rate limit, idempotency, deprecation and stability, the remembered
+// conditional answers; json.go: strict JSON bodies). Handlers return
+// errors; web.ErrorHandler answers them with the Error object.
 package api
 
 import (
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -14,62 +15,69 @@ import (
 	"petstore/db"
 	"petstore/web"
 	"petstore/web/events"
+	"petstore/web/openapi"
 	"petstore/web/photo"
 	"petstore/web/ratelimit"
 )
 
-// Handler serves the API's routes. Its fields are set once at start.
-type Handler struct {
+// Version is the version of the published description (SPEC §2): every
+// answer's X-API-Version.
+const Version = "1.0.0"
+
+// Prefix is where the API is mounted.
+const Prefix = "/api"
+
+// Config is what New builds the API from. Its fields are set once at start.
+type Config struct {
 	Store   *db.Store
 	Limiter *ratelimit.Limiter
 	Proxies ratelimit.TrustedProxies
 	Events  *events.Hub
 	Logger  *slog.Logger
-	// Sunset is when GET /pets/{petId} goes; the OpenAPI document says so.
-	Sunset time.Time
+	// Now is the store's clock: the deprecated operation's sunset is read
+	// against it.
+	Now func() time.Time
+	// Deprecated is when GET /pets/{petId} was deprecated; Sunset when it
+	// goes (the OpenAPI document says so too).
+	Deprecated time.Time
+	Sunset     time.Time
 	// Metrics, when set, counts limiter outcomes and placed orders.
 	Metrics *web.Metrics
 	// PhotoLimits bound what a photo upload may cost; zero fields take
 	// SPEC §14's (photo.DefaultLimits).
 	PhotoLimits photo.Limits
-
-	apiLimitOnce sync.Once
-	apiLimit     *web.APILimit
-
-	conditionalOnce sync.Once
-	conditional     *web.Conditional
-
-	docOnce sync.Once
-	doc     []byte
-	docErr  error
 }
 
-// Limit is the API's rate limit (web.APILimit over Limiter): every request
-// but GET /api/rate-limit counts against its key, or its IP without one.
-func (h *Handler) Limit(c *fiber.Ctx) error {
-	return h.limit().Handler(c)
+// Handler serves the API's routes and builds their chains (Route).
+type Handler struct {
+	Config
+	surface     *web.Surface
+	limit       *apiLimit
+	conditional *conditional
+	idempotent  fiber.Handler
+	doc         []byte
+	// notCounted are the templates of the routes made NotCounted.
+	notCounted map[string]bool
 }
 
-// limit is the API's web.APILimit, built from the Handler's fields once.
-func (h *Handler) limit() *web.APILimit {
-	h.apiLimitOnce.Do(func() {
-		h.apiLimit = &web.APILimit{
-			Limiter: h.Limiter, Proxies: h.Proxies, Logger: h.Logger,
-			Exempt: isRateLimitStatus, Metrics: h.Metrics,
-		}
-	})
-	return h.apiLimit
+// New builds the API over cfg: its middleware is made here, once, and
+// every route's chain is made from it (Route).
+func New(cfg Config) (*Handler, error) {
+	doc, err := openapi.DocumentWithSunset(cfg.Sunset)
+	if err != nil {
+		return nil, err
+	}
+	h := &Handler{
+		Config:      cfg,
+		surface:     &web.Surface{Prefix: Prefix},
+		limit:       &apiLimit{limiter: cfg.Limiter, proxies: cfg.Proxies, logger: cfg.Logger, metrics: cfg.Metrics},
+		conditional: newConditional(cfg.Store.CatalogVersion),
+		idempotent:  idempotency(cfg.Store, cfg.Logger),
+		doc:         doc,
+		notCounted:  map[string]bool{},
+	}
+	return h, nil
 }
-
-// Conditional answers If-None-Match on the catalog and inventory GETs
-// (web.Conditional over the store's catalog change counter).
-func (h *Handler) Conditional(c *fiber.Ctx) error {
-	h.conditionalOnce.Do(func() { h.conditional = web.NewConditional(h.Store.CatalogVersion) })
-	return h.conditional.Handler(c)
-}
-
-// Idempotent honours Idempotency-Key on the POSTs it guards (web.Idempotency).
-func (h *Handler) Idempotent() fiber.Handler { return web.Idempotency(h.Store, h.Logger) }
 
 // ordersPlaced counts placed orders in the metrics.
 func (h *Handler) ordersPlaced(n int) {

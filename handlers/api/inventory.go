@@ -43,7 +43,7 @@ func (h *Handler) SetInventory(c *fiber.Ctx) error {
 		return err
 	}
 	var in db.InventoryUpdate
-	if err := web.DecodeJSON(c, &in); err != nil {
+	if err := decodeJSON(c, &in); err != nil {
 		return err
 	}
 	it, err := h.Store.SetInventory(c.UserContext(), id, in)

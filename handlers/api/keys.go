@@ -36,7 +36,7 @@ func (h *Handler) ListKeys(c *fiber.Ctx) error {
 // once, and is never cached.
 func (h *Handler) CreateKey(c *fiber.Ctx) error {
 	var in db.NewAPIKey
-	if err := web.DecodeJSON(c, &in); err != nil {
+	if err := decodeJSON(c, &in); err != nil {
 		return err
 	}
 	k, plain, err := h.Store.CreateAPIKey(c.UserContext(), in)
@@ -55,7 +55,7 @@ func (h *Handler) UpdateKey(c *fiber.Ctx) error {
 		return err
 	}
 	var in db.NewAPIKey
-	if err := web.DecodeJSON(c, &in); err != nil {
+	if err := decodeJSON(c, &in); err != nil {
 		return err
 	}
 	k, err := h.Store.UpdateAPIKey(c.UserContext(), id, in)

@@ -15,7 +15,7 @@ func (h *Handler) ListOrders(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f := db.OrderFilter{Page: page, Owner: web.OrderOwner(c)}
+	f := db.OrderFilter{Page: page, Owner: orderOwner(c)}
 	if f.Complete, err = web.QueryBool(c, "complete"); err != nil {
 		return err
 	}
@@ -35,10 +35,10 @@ func (h *Handler) ListOrders(c *fiber.Ctx) error {
 // PlaceOrder is POST /api/store/orders.
 func (h *Handler) PlaceOrder(c *fiber.Ctx) error {
 	var in db.NewOrder
-	if err := web.DecodeJSON(c, &in); err != nil {
+	if err := decodeJSON(c, &in); err != nil {
 		return err
 	}
-	owner := db.Owner{APIKeyID: web.CurrentKey(c).ID}
+	owner := db.Owner{APIKeyID: currentKey(c).ID}
 	o, err := h.Store.PlaceOrder(c.UserContext(), owner, in)
 	if err != nil {
 		return err
@@ -54,7 +54,7 @@ func (h *Handler) GetOrder(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	o, err := h.Store.FindOrderByID(c.UserContext(), id, web.OrderOwner(c))
+	o, err := h.Store.FindOrderByID(c.UserContext(), id, orderOwner(c))
 	if err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func (h *Handler) UpdateOrder(c *fiber.Ctx) error {
 		return err
 	}
 	var in db.OrderUpdate
-	if err := web.DecodeJSON(c, &in); err != nil {
+	if err := decodeJSON(c, &in); err != nil {
 		return err
 	}
 	o, err := h.Store.UpdateOrder(c.UserContext(), id, in)
@@ -84,7 +84,7 @@ func (h *Handler) CancelOrder(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.Store.CancelOrder(c.UserContext(), id, web.OrderOwner(c)); err != nil {
+	if err := h.Store.CancelOrder(c.UserContext(), id, orderOwner(c)); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)

@@ -72,7 +72,7 @@ func parseIDs(s string) ([]int64, error) {
 // CreatePet is POST /api/pets.
 func (h *Handler) CreatePet(c *fiber.Ctx) error {
 	var in db.NewPet
-	if err := web.DecodeJSON(c, &in); err != nil {
+	if err := decodeJSON(c, &in); err != nil {
 		return err
 	}
 	p, err := h.Store.CreatePet(c.UserContext(), in)
@@ -99,7 +99,7 @@ func (h *Handler) UpdatePet(c *fiber.Ctx) error {
 		return err
 	}
 	var in db.NewPet
-	if err := web.DecodeJSON(c, &in); err != nil {
+	if err := decodeJSON(c, &in); err != nil {
 		return err
 	}
 	p, err := h.Store.UpdatePet(c.UserContext(), id, in)

@@ -11,22 +11,18 @@ import (
 
 // PrepareAnswer gives an error answer made outside the middleware chain
 // (Fiber's 413 for an oversize body) the same headers as every other API
-// answer: request id, version and a counted rate-limit decision.
-func (h *Handler) PrepareAnswer(c *fiber.Ctx) {
+// answer: request id, version and a counted rate-limit decision. route is
+// the template of the route the request was for (web.Routes.Template), so
+// its options hold here too (NotCounted).
+func (h *Handler) PrepareAnswer(c *fiber.Ctx, route string) {
 	if !web.IsAPI(c) || c.GetRespHeader("X-API-Version") != "" {
 		return
 	}
-	web.SetAPIHeaders(c)
+	setHeaders(c)
 	// A key that cannot be looked up counts against the client's IP, as in
 	// the middleware.
-	_ = web.ResolveKey(c, h.Store)
-	_ = h.limit().Count(c) // the answer is already an error; only its headers matter
-}
-
-// isRateLimitStatus: GET /api/rate-limit does not count against limits
-// when it presents a valid key (web.APILimit.Exempt).
-func isRateLimitStatus(c *fiber.Ctx) bool {
-	return c.Method() == fiber.MethodGet && (c.Path() == "/api/rate-limit" || c.Path() == "/api/rate-limit/")
+	_ = h.lookUpKey(c)
+	_ = h.limit.count(c, h.notCounted[route]) // the answer is already an error; only its headers matter
 }
 
 // windowStatus is one window of RateLimitStatus (SPEC §13).
@@ -48,7 +44,7 @@ type rateLimitStatus struct {
 // RateLimitStatus is GET /api/rate-limit: the caller's plan, windows
 // and ban, without counting.
 func (h *Handler) RateLimitStatus(c *fiber.Ctx) error {
-	subject, lim := web.Subject(c, h.Proxies)
+	subject, lim := subject(c, h.Proxies)
 	d, err := h.Limiter.Status(c.UserContext(), subject, lim)
 	if err != nil {
 		return err

@@ -75,7 +75,7 @@ func (h *Handler) RequireStaff(c *fiber.Ctx) error {
 		c.Set("HX-Redirect", target)
 		return c.SendStatus(fiber.StatusUnauthorized)
 	}
-	if c.Path() == "/staff/events" {
+	if web.IsStreaming(c) {
 		return c.SendStatus(fiber.StatusUnauthorized)
 	}
 	return c.Redirect(target, fiber.StatusSeeOther)

@@ -36,6 +36,12 @@ type Handler struct {
 	Now func() time.Time
 	// PhotoLimits bound a photo upload (zero fields: SPEC §14's).
 	PhotoLimits photo.Limits
+	// FormLimit counts sign-in posts per client address (web.WebLimit),
+	// in the bucket the shop's forms share.
+	FormLimit fiber.Handler
+
+	surface *web.Surface
+	csrf    fiber.Handler
 }
 
 // Words of the 503 page (SPEC §2: the database is unavailable) for staff;

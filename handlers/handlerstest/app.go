@@ -141,7 +141,11 @@ func NewOn(t *testing.T, open dbtest.Open, opts ...Option) *App {
 		o(h, &rlc)
 	}
 	h.Limiter = ratelimit.New(rlc)
-	a := &App{T: t, App: handlers.NewApp(h), Store: store, Handler: h, Clock: clk, Start: clk.Now()}
+	app, err := handlers.NewApp(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &App{T: t, App: app, Store: store, Handler: h, Clock: clk, Start: clk.Now()}
 	var k *db.APIKey
 	a.Staff, _ = a.IssueKey("staff", db.RoleStaff, db.PlanEnterprise, 100000, 1000000)
 	a.Customer, k = a.IssueKey("customer", db.RoleCustomer, db.PlanEnterprise, 100000, 1000000)

@@ -5,6 +5,8 @@
 package shop
 
 import (
+	"github.com/gofiber/fiber/v2"
+
 	"petstore/db"
 	"petstore/web"
 )
@@ -19,4 +21,10 @@ type Handler struct {
 	MaxOpenUnits int64
 	// Metrics, when set, counts placed orders.
 	Metrics *web.Metrics
+	// FormLimit counts form posts per client address (web.WebLimit), in
+	// the bucket the console's sign-in shares.
+	FormLimit fiber.Handler
+
+	surface *web.Surface
+	csrf    fiber.Handler
 }

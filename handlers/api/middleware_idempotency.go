@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"context"
@@ -11,35 +11,36 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"petstore/db"
+	"petstore/web"
 )
 
-// IdempotencyStore keeps Idempotency-Key claims and answers (db.Store does).
-type IdempotencyStore interface {
+// idempotencyStore keeps Idempotency-Key claims and answers (db.Store does).
+type idempotencyStore interface {
 	BeginIdempotent(ctx context.Context, owner, key, requestHash string) (*db.StoredResponse, error)
 	FinishIdempotent(ctx context.Context, owner, key string, r db.StoredResponse) error
 	AbandonIdempotent(ctx context.Context, owner, key string) error
 }
 
-// MaxIdempotencyKey bounds the header's length.
-const MaxIdempotencyKey = 255
+// maxIdempotencyKey bounds the header's length.
+const maxIdempotencyKey = 255
 
-// Idempotency honours `Idempotency-Key` on a POST (SPEC §5): the same key
+// idempotency honours `Idempotency-Key` on a POST (SPEC §5): the same key
 // and body replay the stored answer with `Idempotent-Replayed: true`; a
 // different body is 422; a request still running is 409. Answers below 500
 // are kept for 24 hours; after a 5xx the key is released for a retry, and
 // so it is after an answer marked Cache-Control: no-store (POST /keys).
-func Idempotency(store IdempotencyStore, logger *slog.Logger) fiber.Handler {
+func idempotency(store idempotencyStore, logger *slog.Logger) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		key := c.Get("Idempotency-Key")
-		k := CurrentKey(c)
+		k := currentKey(c)
 		if key == "" || k == nil {
 			return c.Next()
 		}
-		if len(key) > MaxIdempotencyKey {
-			return BadRequest("Idempotency-Key must be at most %d characters.", MaxIdempotencyKey)
+		if len(key) > maxIdempotencyKey {
+			return web.BadRequest("Idempotency-Key must be at most %d characters.", maxIdempotencyKey)
 		}
 		if !printableASCII(key) {
-			return BadRequest("Idempotency-Key must be printable ASCII (a UUID, for example).")
+			return web.BadRequest("Idempotency-Key must be printable ASCII (a UUID, for example).")
 		}
 		sum := sha256.New()
 		sum.Write([]byte(c.Method() + " " + c.Path() + "\n"))
@@ -64,12 +65,12 @@ func Idempotency(store IdempotencyStore, logger *slog.Logger) fiber.Handler {
 		// must never be kept) is not kept here either: the key is released.
 		if r.Status >= 500 || strings.Contains(string(c.Response().Header.Peek(fiber.HeaderCacheControl)), "no-store") {
 			if aerr := store.AbandonIdempotent(context.WithoutCancel(ctx), owner, key); aerr != nil {
-				logger.Error("abandon idempotency key", "requestId", RequestID(c), "err", aerr)
+				logger.Error("abandon idempotency key", "requestId", web.RequestID(c), "err", aerr)
 			}
 			return err
 		}
 		if ferr := store.FinishIdempotent(context.WithoutCancel(ctx), owner, key, r); ferr != nil {
-			logger.Error("store idempotent answer", "requestId", RequestID(c), "err", ferr)
+			logger.Error("store idempotent answer", "requestId", web.RequestID(c), "err", ferr)
 		}
 		return err
 	}
@@ -77,7 +78,7 @@ func Idempotency(store IdempotencyStore, logger *slog.Logger) fiber.Handler {
 
 // answered is the answer to keep for a request the rest of the chain
 // handled: the response written, or for an error the Error object the
-// error handler will send (ProblemOf, ProblemJSON), since the API answers
+// error handler will send (web.ProblemFor, web.ProblemJSON), since the API answers
 // errors with it. err is passed back for the error handler.
 func answered(c *fiber.Ctx, err error) (db.StoredResponse, error) {
 	if err == nil {
@@ -88,9 +89,8 @@ func answered(c *fiber.Ctx, err error) (db.StoredResponse, error) {
 			Body:        append([]byte(nil), c.Response().Body()...),
 		}, nil
 	}
-	p := ProblemOf(answerOf(c, err))
-	p.RequestID = RequestID(c)
-	return db.StoredResponse{Status: p.Status, ContentType: fiber.MIMEApplicationJSON, Body: ProblemJSON(p)}, err
+	p := web.ProblemFor(c, err)
+	return db.StoredResponse{Status: p.Status, ContentType: fiber.MIMEApplicationJSON, Body: web.ProblemJSON(p)}, err
 }
 
 // replayBody is the stored body to send again. A stored Error is sent with
@@ -100,11 +100,11 @@ func replayBody(c *fiber.Ctx, stored *db.StoredResponse) []byte {
 	if stored.Status < 400 {
 		return stored.Body
 	}
-	var p Problem
+	var p web.Problem
 	if err := json.Unmarshal(stored.Body, &p); err != nil || p.Code == "" {
 		return stored.Body
 	}
-	p.RequestID = RequestID(c)
+	p.RequestID = web.RequestID(c)
 	b, err := json.Marshal(p)
 	if err != nil {
 		return stored.Body

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"bytes"
@@ -15,22 +15,23 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"petstore/db"
+	"petstore/web"
 )
 
-// DecodeJSON reads the request body strictly into v (SPEC §2): JSON media
+// decodeJSON reads the request body strictly into v (SPEC §2): JSON media
 // type (415), at most 64 KiB (413), UTF-8, no unknown fields, no trailing
 // data and the right JSON types (400).
-func DecodeJSON(c *fiber.Ctx, v any) error {
+func decodeJSON(c *fiber.Ctx, v any) error {
 	mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
 	if err != nil || (mt != fiber.MIMEApplicationJSON && !strings.HasSuffix(mt, "+json")) {
-		return db.Errorf(EUnsupportedMediaType, "The request body must be application/json.")
+		return db.Errorf(web.EUnsupportedMediaType, "The request body must be application/json.")
 	}
 	body := c.Body()
-	if len(body) > MaxBody {
-		return db.Errorf(EPayloadTooLarge, "The request body is larger than 64 KiB.")
+	if len(body) > web.MaxBody {
+		return db.Errorf(web.EPayloadTooLarge, "The request body is larger than 64 KiB.")
 	}
 	if !utf8.Valid(body) {
-		return BadRequest("The request body is not valid UTF-8.")
+		return web.BadRequest("The request body is not valid UTF-8.")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -39,7 +40,7 @@ func DecodeJSON(c *fiber.Ctx, v any) error {
 		return jsonError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return BadRequest("The request body has data after the JSON value.")
+		return web.BadRequest("The request body has data after the JSON value.")
 	}
 	return checkMembers(body, v)
 }
@@ -53,7 +54,7 @@ func DecodeJSON(c *fiber.Ctx, v any) error {
 func checkMembers(body []byte, v any) error {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil || members == nil {
-		return BadRequest("The request body must be a JSON object.")
+		return web.BadRequest("The request body must be a JSON object.")
 	}
 	known, nullable := jsonNames(v)
 	names := make([]string, 0, len(members))
@@ -118,13 +119,13 @@ func jsonError(err error) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.Is(err, io.EOF):
-		return BadRequest("The request body is empty.")
+		return web.BadRequest("The request body is empty.")
 	case errors.As(err, &syn), errors.Is(err, io.ErrUnexpectedEOF):
-		return BadRequest("The request body is not well-formed JSON.")
+		return web.BadRequest("The request body is not well-formed JSON.")
 	case errors.As(err, &typ):
 		field := typ.Field
 		if field == "" {
-			e := BadRequest("The request body must be a JSON object.")
+			e := web.BadRequest("The request body must be a JSON object.")
 			return e
 		}
 		e := db.Errorf(db.EBadRequest, "Field %s has the wrong type.", field)
@@ -136,7 +137,7 @@ func jsonError(err error) error {
 		e.Details = []db.FieldError{{Field: field, Message: "unknown field"}}
 		return e
 	default:
-		return BadRequest("The request body is not valid JSON for this operation.")
+		return web.BadRequest("The request body is not valid JSON for this operation.")
 	}
 }
 

@@ -1,4 +1,6 @@
-package web
+// Package lru keeps least-recently-used values within a memory budget:
+// the remembered answers of the API and the compressed bytes of the app.
+package lru
 
 import (
 	"sync"
@@ -6,12 +8,12 @@ import (
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 )
 
-// sizedLRU is a least-recently-used cache bounded both by its number of
+// Sized is a least-recently-used cache bounded both by its number of
 // entries and by the total size of its keys and values (size), so a cache
 // of response bodies stays within a known share of memory whatever the
 // clients ask for (the keys are theirs too: a query string). It is safe for
 // concurrent use.
-type sizedLRU[V any] struct {
+type Sized[V any] struct {
 	size   func(V) int
 	budget int // most total size kept
 
@@ -20,11 +22,11 @@ type sizedLRU[V any] struct {
 	used int
 }
 
-// newSizedLRU keeps at most entries values, of at most budget bytes in
+// NewSized keeps at most entries values, of at most budget bytes in
 // all with their keys; an entry larger than budget/8 is not kept, so one
 // answer cannot empty the cache.
-func newSizedLRU[V any](entries, budget int, size func(V) int) *sizedLRU[V] {
-	c := &sizedLRU[V]{size: size, budget: budget}
+func NewSized[V any](entries, budget int, size func(V) int) *Sized[V] {
+	c := &Sized[V]{size: size, budget: budget}
 	// The eviction callback runs inside the LRU's methods, which are only
 	// called with c.mu held.
 	lru, err := simplelru.NewLRU(entries, func(k string, v V) { c.used -= len(k) + c.size(v) })
@@ -35,16 +37,16 @@ func newSizedLRU[V any](entries, budget int, size func(V) int) *sizedLRU[V] {
 	return c
 }
 
-// get returns the value kept under key and marks it recently used.
-func (c *sizedLRU[V]) get(key string) (V, bool) {
+// Get returns the value kept under key and marks it recently used.
+func (c *Sized[V]) Get(key string) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.lru.Get(key)
 }
 
-// add keeps v under key, replacing what was there, and drops the least
+// Add keeps v under key, replacing what was there, and drops the least
 // recently used values until the total is within the budget.
-func (c *sizedLRU[V]) add(key string, v V) {
+func (c *Sized[V]) Add(key string, v V) {
 	n := len(key) + c.size(v)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -61,8 +63,8 @@ func (c *sizedLRU[V]) add(key string, v V) {
 	}
 }
 
-// len is the number of values kept.
-func (c *sizedLRU[V]) len() int {
+// Len is the number of values kept.
+func (c *Sized[V]) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.lru.Len()

@@ -1,0 +1,76 @@
+package console
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"petstore/db"
+	"petstore/web"
+)
+
+// Prefix is where the console is mounted.
+const Prefix = "/staff"
+
+// Option is a property of one console route, written on its line of the
+// route table.
+type Option func(*routeOptions)
+
+type routeOptions struct {
+	public    bool
+	formLimit bool
+	checks    []fiber.Handler
+	body      int64
+	streaming bool
+}
+
+// Public: the route needs no signed-in staff user (the sign-in page and form).
+func Public() Option { return func(o *routeOptions) { o.public = true } }
+
+// FormLimited: the route's posts count against the per-IP form limit
+// before any database lookup or bcrypt (the sign-in form).
+func FormLimited() Option { return func(o *routeOptions) { o.formLimit = true } }
+
+// Check runs h before the route's handler, after the sign-in.
+func Check(h fiber.Handler) Option { return func(o *routeOptions) { o.checks = append(o.checks, h) } }
+
+// Body lets the route take a body of up to max bytes, which its handler
+// reads itself, part by part (web.Route.Body, web.UploadParts).
+func Body(max int64) Option { return func(o *routeOptions) { o.body = max } }
+
+// Streaming: the route answers with an open stream (web.Route.Streaming).
+func Streaming() Option { return func(o *routeOptions) { o.streaming = true } }
+
+// New is the console over h's parts. Its chains' middleware is made here,
+// once: every route has the console's error page, the security headers,
+// no caching and CSRF, then the sign-in unless it is Public.
+func New(h Handler) *Handler {
+	h.surface = &web.Surface{Errors: RenderError, Prefix: Prefix}
+	h.csrf = web.CSRF(h.Sessions, SessionName)
+	return &h
+}
+
+// Route is the line of the route table for method and path (under
+// Prefix): handler behind the console's chain as its options make it.
+func (h *Handler) Route(method, path string, handler fiber.Handler, opts ...Option) web.Route {
+	var o routeOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	chain := []fiber.Handler{h.surface.Mark, web.SecurityHeaders, NoStore, h.csrf}
+	if o.formLimit {
+		chain = append(chain, h.FormLimit)
+	}
+	if !o.public {
+		chain = append(chain, h.RequireStaff)
+	}
+	chain = append(chain, o.checks...)
+	chain = append(chain, handler)
+	return web.Route{Method: method, Path: Prefix + path, Handlers: chain, Body: o.body, Streaming: o.streaming}
+}
+
+// Fallback answers console paths no route takes: the console's 404 page,
+// behind the same headers and CSRF check as every console route.
+func (h *Handler) Fallback() []fiber.Handler {
+	return []fiber.Handler{h.surface.Mark, web.SecurityHeaders, NoStore, h.csrf, func(c *fiber.Ctx) error {
+		return db.Errorf(db.ENotFound, "There is no page at this address.")
+	}}
+}

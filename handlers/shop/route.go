@@ -1,0 +1,25 @@
+package shop
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"petstore/web"
+)
+
+// New is the storefront over h's parts. Its chains' middleware is made
+// here, once.
+func New(h Handler) *Handler {
+	h.surface = &web.Surface{Errors: h.RenderError}
+	h.csrf = web.CSRF(h.Sessions, SessionName)
+	return &h
+}
+
+// Route is the line of the route table for method and path: handler
+// behind the shop's chain. Every route gets its error answers
+// (RenderError), the security headers (CSP 'self'), CSRF on unsafe
+// methods, the per-IP limit of form posts (every POST, before it reads
+// the database) and the shopper's session. The chain is the route's own,
+// so it never runs for paths the shop does not own.
+func (h *Handler) Route(method, path string, handler fiber.Handler) web.Route {
+	return web.Route{Method: method, Path: path, Handlers: []fiber.Handler{h.surface.Mark, web.SecurityHeaders, h.csrf, h.FormLimit, h.Session, handler}}
+}
