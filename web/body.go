@@ -39,9 +39,12 @@ import (
 // connection is closed instead (net/http drains 256 KiB the same way).
 const drainLimit = 256 << 10
 
-// StreamedReadTimeout is how long a route allowed a larger body gives the
-// whole request to arrive: 8 MiB at 15 s (the server's ReadTimeout) would
-// need 4.5 Mbit/s of upload, more than many phones have.
+// StreamedReadTimeout is how long a route allowed a larger body gives its
+// body to arrive once the route has checked the request (ExtendBodyDeadline):
+// 8 MiB at 15 s (the server's ReadTimeout) would need 4.5 Mbit/s of upload,
+// more than many phones have. Until then the request has the server's
+// ReadTimeout, like every other: a request nobody may make cannot hold a
+// connection for 90 s (SPEC §17).
 const StreamedReadTimeout = 90 * time.Second
 
 // bodyRefusedHeader is set by HeaderReceived on a request whose announced
@@ -53,14 +56,21 @@ const bodyRefusedHeader = "X-Petstore-Refused-Body-Length"
 // once a request's headers are read, before any of its body. A body
 // announced (Content-Length) larger than the route takes is not read at
 // all: its length moves to bodyRefusedHeader, Content-Length becomes 0 and
-// the connection closes after the answer, which Handler makes a 413. A
-// route allowed a larger body gets StreamedReadTimeout to receive it.
+// the connection closes after the answer, which the body handler makes a
+// 413. A route allowed a larger body gets its longer deadline only once its
+// checks have passed (ExtendBodyDeadline).
 func (t *Routes) HeaderReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 	h.Del(bodyRefusedHeader)
 	max, streamed := t.bodyLimit(h.Method(), requestPath(h.RequestURI()))
 	cfg := fasthttp.RequestConfig{MaxRequestBodySize: int(max)}
-	if streamed {
-		cfg.ReadTimeout = StreamedReadTimeout
+	if streamed && h.ContentLength() > fasthttpPrefetch {
+		// fasthttp reads the first 8 KiB of a longer body before the app
+		// sees the request; a body trickled in would hold the route's
+		// checks that long. A limit of one byte has it hand the request
+		// over as soon as some of the body is in and stream the rest, which
+		// the route reads (or refuses) within its own limit
+		// (bodyLimitLocal).
+		cfg.MaxRequestBodySize = 1
 	}
 	if n := h.ContentLength(); int64(n) > max {
 		h.Set(bodyRefusedHeader, strconv.Itoa(n))
@@ -136,10 +146,21 @@ func ReadBody(c *fiber.Ctx) error {
 	if !ok {
 		return errors.New("web.ReadBody on a route without a larger Route.Body")
 	}
+	ExtendBodyDeadline(c)
 	if err := readBody(c, max); err != nil {
 		return err
 	}
 	return c.Next()
+}
+
+// ExtendBodyDeadline gives the rest of a large body StreamedReadTimeout to
+// arrive, from now: a route allowed a larger body calls it (through
+// ReadBody, or before reading an upload's parts) once the key and the role,
+// or the session and the CSRF token, have passed.
+func ExtendBodyDeadline(c *fiber.Ctx) {
+	if conn := c.Context().Conn(); conn != nil {
+		_ = conn.SetReadDeadline(time.Now().Add(StreamedReadTimeout))
+	}
 }
 
 // fasthttpPrefetch is how much of a body fasthttp reads with the headers
@@ -180,10 +201,17 @@ func readBody(c *fiber.Ctx, max int64) error {
 // finishBody disposes of a body the route did not read: it is read and
 // dropped when it ends within drainLimit bytes, so the connection can
 // carry the next request; otherwise the connection is closed. An answer
-// that closes the connection already (a refused upload) reads none of it.
+// that closes the connection already reads none of it, and neither does
+// one on a route allowed a larger body: a body such a route left unread was
+// refused before it was read (no key, the wrong role, the limit, CSRF),
+// and reading it would let anyone hold the connection (SPEC §17).
 func finishBody(c *fiber.Ctx) {
 	req := c.Request()
 	if !req.IsBodyStream() || c.Response().ConnectionClose() {
+		return
+	}
+	if _, streamed := c.Locals(bodyLimitLocal{}).(int64); streamed {
+		c.Context().SetConnectionClose()
 		return
 	}
 	n, err := io.Copy(io.Discard, io.LimitReader(req.BodyStream(), drainLimit+1))

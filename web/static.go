@@ -10,6 +10,18 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/filesystem"
 )
 
+// PrivateCache is the Cache-Control of every answer that depends on who
+// asks (SPEC §17): anything behind a key or a session but the catalog's
+// shared answers. X-API-Key is not Authorization, so a shared cache would
+// not know on its own.
+const PrivateCache = "private, no-store"
+
+// PrivateAnswer marks the request's answer PrivateCache, errors included.
+func PrivateAnswer(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderCacheControl, PrivateCache)
+	return c.Next()
+}
+
 // ImmutableCache is the Cache-Control of a versioned asset: its URL changes
 // with its content, so a browser may keep it for a year without asking.
 const ImmutableCache = "public, max-age=31536000, immutable"

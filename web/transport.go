@@ -38,13 +38,13 @@ func OverTLS(c *fiber.Ctx) bool {
 }
 
 // arrivedOverTLS reads the connection, then a trusted peer's
-// X-Forwarded-Proto. Of a list ("https, http") the last value counts: the
-// one the peer itself wrote.
+// X-Forwarded-Proto, every line of it as one list (HeaderList). Of a list
+// ("https, http") the last value counts: the one the peer itself wrote.
 func arrivedOverTLS(c *fiber.Ctx, proxies ratelimit.TrustedProxies) bool {
 	if c.Context().IsTLS() {
 		return true
 	}
-	proto := c.Get(fiber.HeaderXForwardedProto)
+	proto := HeaderList(c, fiber.HeaderXForwardedProto)
 	if proto == "" {
 		return false
 	}

@@ -53,6 +53,7 @@ type multipartLocal struct{}
 // (ErrUploadTooLarge past it, wrapped in the reader's error). A body that
 // is not multipart/form-data is ErrNotMultipart.
 func UploadParts(c *fiber.Ctx) (*multipart.Reader, error) {
+	ExtendBodyDeadline(c) // the route has checked the session (and CSRF) by now
 	if mr, ok := c.Locals(multipartLocal{}).(*multipart.Reader); ok {
 		return mr, nil
 	}

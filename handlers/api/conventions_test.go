@@ -152,6 +152,19 @@ func TestDeprecation(t *testing.T) {
 			t.Errorf("%s Link = %q", path, got)
 		}
 	}
+	// Every variant Fiber routes to the operation carries the headers too
+	// (SPEC §17): its letter case, a trailing slash, HEAD.
+	for _, v := range []handlerstest.Req{
+		{Method: "GET", Path: "/API/PETS/" + handlerstest.Itoa(pet.ID), Key: a.Customer},
+		{Method: "GET", Path: "/Api/Pets/" + handlerstest.Itoa(pet.ID) + "/", Key: a.Customer},
+		{Method: "HEAD", Path: "/api/pets/" + handlerstest.Itoa(pet.ID), Key: a.Customer},
+	} {
+		r := a.Do(v).Want(t, 200)
+		if r.Header.Get("Deprecation") != wantDeprecation || r.Header.Get("Sunset") != wantSunset ||
+			r.Header.Get("Link") != `</api/pets?ids=`+handlerstest.Itoa(pet.ID)+`>; rel="successor-version"` {
+			t.Errorf("%s %s lacks the deprecation headers: %v", v.Method, v.Path, r.Header)
+		}
+	}
 	r := a.Do(handlerstest.Req{Method: "GET", Path: "/api/pets/" + handlerstest.Itoa(pet.ID)}).Want(t, 401, "unauthorized")
 	if r.Header.Get("Deprecation") == "" || r.Header.Get("Sunset") == "" {
 		t.Errorf("a 401 of the deprecated operation lacks its headers: %v", r.Header)

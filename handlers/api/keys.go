@@ -44,7 +44,7 @@ func (h *Handler) CreateKey(c *fiber.Ctx) error {
 		return err
 	}
 	c.Location("/api/keys/" + strconv.FormatInt(k.ID, 10))
-	c.Set(fiber.HeaderCacheControl, "no-store")
+	neverReplayed(c)
 	return c.Status(fiber.StatusCreated).JSON(issuedKey{APIKey: k, Key: plain})
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"petstore/db/dbtest"
 	"petstore/handlers/handlerstest"
+	"petstore/web"
 )
 
 // TestKeysAPI covers /keys on both databases: issuing (the plain key once),
@@ -38,8 +39,8 @@ func TestKeysAPI(t *testing.T) {
 			if got := r.Header.Get("Location"); got != keyPath {
 				t.Errorf("Location = %q, want %q", got, keyPath)
 			}
-			if got := r.Header.Get("Cache-Control"); got != "no-store" {
-				t.Errorf("Cache-Control = %q, want no-store", got)
+			if got := r.Header.Get("Cache-Control"); got != web.PrivateCache {
+				t.Errorf("Cache-Control = %q, want %q", got, web.PrivateCache)
 			}
 		})
 		t.Run("the plain key works, with its plan's limits", func(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
-	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -28,7 +27,7 @@ const maxIdempotencyKey = 255
 // and body replay the stored answer with `Idempotent-Replayed: true`; a
 // different body is 422; a request still running is 409. Answers below 500
 // are kept for 24 hours; after a 5xx the key is released for a retry, and
-// so it is after an answer marked Cache-Control: no-store (POST /keys).
+// so it is after an answer marked neverReplayed (POST /keys).
 func idempotency(store idempotencyStore, logger *slog.Logger) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		key := c.Get("Idempotency-Key")
@@ -61,9 +60,9 @@ func idempotency(store idempotencyStore, logger *slog.Logger) fiber.Handler {
 			return c.Status(stored.Status).Send(replayBody(c, stored))
 		}
 		r, err := answered(c, c.Next())
-		// An answer marked no-store (the issued API key, whose plain form
-		// must never be kept) is not kept here either: the key is released.
-		if r.Status >= 500 || strings.Contains(string(c.Response().Header.Peek(fiber.HeaderCacheControl)), "no-store") {
+		// An answer marked neverReplayed (the issued API key, whose plain
+		// form must never be kept) is not kept: the key is released.
+		if r.Status >= 500 || c.Locals(neverReplayedLocal{}) != nil {
 			if aerr := store.AbandonIdempotent(context.WithoutCancel(ctx), owner, key); aerr != nil {
 				logger.Error("abandon idempotency key", "requestId", web.RequestID(c), "err", aerr)
 			}
@@ -124,3 +123,10 @@ func printableASCII(s string) bool {
 	}
 	return true
 }
+
+type neverReplayedLocal struct{}
+
+// neverReplayed keeps the request's answer out of the idempotency records:
+// it holds a secret shown once (an issued key's plain form), so a retry
+// with the same Idempotency-Key runs again instead.
+func neverReplayed(c *fiber.Ctx) { c.Locals(neverReplayedLocal{}, true) }

@@ -68,6 +68,7 @@ func (cd *conditional) handler(c *fiber.Ctx) error {
 		return err
 	}
 	if served, ok := cd.served.Get(key); ok && served.version == version {
+		shared(c)
 		if served.link != "" {
 			c.Set(fiber.HeaderLink, served.link)
 		}
@@ -88,6 +89,7 @@ func (cd *conditional) handler(c *fiber.Ctx) error {
 	if !ok {
 		return nil
 	}
+	shared(c)
 	answer := servedAnswer{version: version, etag: etag, link: strings.Clone(c.GetRespHeader(fiber.HeaderLink)),
 		contentType: string(c.Response().Header.ContentType())}
 	if body := c.Response().Body(); len(body) <= servedBudget/8 {
@@ -109,3 +111,7 @@ func servedTagKey(c *fiber.Ctx) string {
 	}
 	return c.Path() + "?" + string(c.Request().URI().QueryString()) + "#" + role
 }
+
+// shared unmarks a tagged answer private: it is the same for every key
+// (SPEC §17), unlike the route's refusals, which stay private, no-store.
+func shared(c *fiber.Ctx) { c.Response().Header.Del(fiber.HeaderCacheControl) }

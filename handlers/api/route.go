@@ -80,6 +80,11 @@ func (h *Handler) Route(method, path string, handler fiber.Handler, opts ...Opti
 		opt(&o)
 	}
 	chain := []fiber.Handler{h.surface.Mark, headers}
+	if o.who != Anyone {
+		// The answer depends on the key (SPEC §17); the catalog's tagged
+		// answers are the same for every key (conditional unmarks them).
+		chain = append(chain, web.PrivateAnswer)
+	}
 	var dep *deprecation
 	if o.deprecated != nil {
 		dep = &deprecation{since: h.Deprecated, sunset: h.Sunset, now: h.Now, successor: o.deprecated}
@@ -117,7 +122,7 @@ var access = map[Who]fiber.Handler{Anyone: rejectBadKey, Customer: requireKey, S
 // behind the same chain as every route, so the answer is counted and
 // carries every header.
 func (h *Handler) Fallback(routes *web.Routes) []fiber.Handler {
-	return []fiber.Handler{h.surface.Mark, headers, h.resolveKey, h.limit.handler(false), routes.MethodFallback("No such API route.")}
+	return []fiber.Handler{h.surface.Mark, headers, web.PrivateAnswer, h.resolveKey, h.limit.handler(false), routes.MethodFallback("No such API route.")}
 }
 
 // headers stamps every /api answer with the request id, the API version

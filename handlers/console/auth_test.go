@@ -12,6 +12,7 @@ import (
 	"petstore/db"
 	"petstore/handlers"
 	"petstore/handlers/handlerstest"
+	"petstore/web"
 	"petstore/web/ratelimit"
 )
 
@@ -45,7 +46,7 @@ func TestConsoleLogin(t *testing.T) {
 		if c == nil || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Secure {
 			t.Fatalf("cookie = %+v, want petstore_staff HttpOnly SameSite=Lax, not Secure over plain HTTP", c)
 		}
-		if p.Header.Get("Cache-Control") != "no-store" {
+		if p.Header.Get("Cache-Control") != web.PrivateCache {
 			t.Errorf("Cache-Control = %q", p.Header.Get("Cache-Control"))
 		}
 	})

@@ -57,7 +57,7 @@ func RenderError(c *fiber.Ctx, p web.Problem) error {
 // NoStore keeps console pages out of caches: they show stock,
 // orders and keys.
 func NoStore(c *fiber.Ctx) error {
-	c.Set(fiber.HeaderCacheControl, "no-store")
+	c.Set(fiber.HeaderCacheControl, web.PrivateCache)
 	return c.Next()
 }
 

@@ -10,6 +10,7 @@ import (
 	"petstore/db"
 	"petstore/handlers"
 	"petstore/handlers/handlerstest"
+	"petstore/web"
 	"petstore/web/ratelimit"
 )
 
@@ -34,7 +35,7 @@ func TestConsoleKeys(t *testing.T) {
 		if p.ID("copy-key").Length() != 1 {
 			t.Errorf("no copy button")
 		}
-		if p.Header.Get("Cache-Control") != "no-store" {
+		if p.Header.Get("Cache-Control") != web.PrivateCache {
 			t.Errorf("Cache-Control = %q", p.Header.Get("Cache-Control"))
 		}
 		k, err := a.Store.Authenticate(ctx, plain)

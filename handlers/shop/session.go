@@ -104,7 +104,7 @@ func (c cart) count() int64 {
 // random shopper id (db.Owner.ShopperID). It runs after web.CSRF, which
 // loaded the same session.
 func (h *Handler) Session(c *fiber.Ctx) error {
-	c.Set(fiber.HeaderCacheControl, "private, no-cache")
+	c.Set(fiber.HeaderCacheControl, web.PrivateCache)
 	c.Vary("HX-Request")
 	sess, err := h.Sessions.Get(c, SessionName)
 	if err != nil {

@@ -131,7 +131,7 @@ func openStream(t *testing.T, url string, header map[string]string) *sseStream {
 	}
 	for k, want := range map[string]string{
 		"Content-Type":      "text/event-stream",
-		"Cache-Control":     "no-cache",
+		"Cache-Control":     "private, no-store",
 		"X-Accel-Buffering": "no",
 	} {
 		if got := resp.Header.Get(k); got != want {

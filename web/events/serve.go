@@ -66,7 +66,7 @@ func (h *Hub) Serve(c *fiber.Ctx, authorised Authorise) error {
 	}
 
 	c.Set(fiber.HeaderContentType, "text/event-stream")
-	c.Set(fiber.HeaderCacheControl, "no-cache")
+	c.Set(fiber.HeaderCacheControl, "private, no-store")
 	c.Set("X-Accel-Buffering", "no")
 	c.Context().Response.SetConnectionClose()
 	c.Status(fiber.StatusOK)
