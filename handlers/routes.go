@@ -10,6 +10,7 @@ import (
 	"petstore/handlers/console"
 	"petstore/handlers/shop"
 	"petstore/web"
+	"petstore/web/browser"
 	"petstore/web/photo"
 )
 
@@ -91,10 +92,10 @@ func (h *Handler) Routes(app *fiber.App) {
 	// The staff console (SPEC §10) under /staff: the console's error
 	// page; the security headers, no caching and CSRF on every route, and
 	// a signed-in staff user on all but the sign-in page. Sign-in posts
-	// count against the per-IP form limit (web.WebLimit) before any
+	// count against the per-IP form limit (browser.WebLimit) before any
 	// database lookup or bcrypt.
-	staff := newGroup(app, "/staff", console.RenderError, web.SecurityHeaders, console.NoStore, web.CSRF(h.Sessions, console.SessionName))
-	formLimit := web.WebLimit(h.Limiter, h.Proxies, h.Logger)
+	staff := newGroup(app, "/staff", console.RenderError, web.SecurityHeaders, console.NoStore, browser.CSRF(h.Sessions, console.SessionName))
+	formLimit := browser.WebLimit(h.Limiter, h.Proxies, h.Logger)
 	staff.add(fiber.MethodGet, "/login", con.RequireDatabase, con.LoginPage)
 	staff.add(fiber.MethodPost, "/login", formLimit, con.Login)
 
@@ -120,8 +121,8 @@ func (h *Handler) Routes(app *fiber.App) {
 	staff.add(fiber.MethodPost, "/pets/:petId", auth, con.UpdatePet)
 	staff.add(fiber.MethodPost, "/pets/:petId/delete", auth, con.DeletePet)
 	// The photo upload takes several photos in one body, read part by
-	// part after the sign-in check (web.UploadParts); CSRF reads a plain
-	// form's token from its first part alone (web.CSRF).
+	// part after the sign-in check (browser.UploadParts); CSRF reads a plain
+	// form's token from its first part alone (browser.CSRF).
 	h.bodies.Allow(fiber.MethodPost, "/staff/pets/:petId/photos", con.UploadLimit())
 	staff.add(fiber.MethodPost, "/pets/:petId/photos", auth, con.UploadPhotos)
 	staff.add(fiber.MethodPost, "/pets/:petId/photos/order", auth, con.ReorderPhotos)
@@ -149,7 +150,7 @@ func (h *Handler) Routes(app *fiber.App) {
 	// never runs for paths the shop does not own.
 	shopSurface := &web.Surface{Errors: s.RenderError}
 	chain := func(handler fiber.Handler) []fiber.Handler {
-		return []fiber.Handler{shopSurface.Mark, web.SecurityHeaders, web.CSRF(h.Sessions, shop.SessionName), formLimit, s.Session, handler}
+		return []fiber.Handler{shopSurface.Mark, web.SecurityHeaders, browser.CSRF(h.Sessions, shop.SessionName), formLimit, s.Session, handler}
 	}
 	app.Get("/", chain(s.Catalog)...)
 	app.Get("/pets/:id", chain(s.Pet)...)

@@ -1,4 +1,4 @@
-package web
+package browser
 
 import (
 	"bytes"
@@ -8,10 +8,12 @@ import (
 	"mime/multipart"
 
 	"github.com/gofiber/fiber/v2"
+
+	"petstore/web"
 )
 
 // A browser's file upload (a multipart/form-data form, like the console's
-// photos) on a route BodyLimits.Allow gives a large body is read as a
+// photos) on a route web.BodyLimits.Allow gives a large body is read as a
 // stream, one part after another, never as a whole form: c.MultipartForm
 // would read every file first (up to the route's tens of megabytes), and
 // fasthttp would spill them to disk.
@@ -34,7 +36,7 @@ const csrfPrefixMax = 4 << 10
 const maxTokenLen = 256
 
 // ErrUploadTooLarge: a chunked upload went on past its route's limit
-// (BodyLimits.Allow); a body announced longer is refused from its headers.
+// (web.BodyLimits.Allow); a body announced longer is refused from its headers.
 var ErrUploadTooLarge = errors.New("the upload is larger than this form takes")
 
 // ErrNotMultipart: the body of an upload route is not multipart/form-data
@@ -47,7 +49,7 @@ var errTokenNotFirst = errors.New("the CSRF token is not the upload's first part
 type multipartLocal struct{}
 
 // UploadParts returns the parts of a file upload's body, on a route
-// BodyLimits.Allow names (in a group with CSRF): the reader CSRF has read
+// web.BodyLimits.Allow names (in a group with CSRF): the reader CSRF has read
 // the token part from, or a new one over the body when the token came in
 // the X-CSRF-Token header. Reading goes no further than the route's limit
 // (ErrUploadTooLarge past it, wrapped in the reader's error). A body that
@@ -56,9 +58,9 @@ func UploadParts(c *fiber.Ctx) (*multipart.Reader, error) {
 	if mr, ok := c.Locals(multipartLocal{}).(*multipart.Reader); ok {
 		return mr, nil
 	}
-	max, ok := c.Locals(bodyLimitLocal{}).(int64)
+	max, ok := web.StreamedLimit(c)
 	if !ok {
-		return nil, errors.New("web.UploadParts on a route BodyLimits.Allow did not name")
+		return nil, errors.New("browser.UploadParts on a route web.BodyLimits.Allow did not name")
 	}
 	boundary, ok := formBoundary(c)
 	if !ok {
@@ -67,29 +69,19 @@ func UploadParts(c *fiber.Ctx) (*multipart.Reader, error) {
 	return multipart.NewReader(&uploadBody{r: bodyReader(c), limit: max, max: max}, boundary), nil
 }
 
-// streamedRoute reports whether the request's route reads its own large
-// body (BodyLimits.Allow).
-func streamedRoute(c *fiber.Ctx) bool {
-	_, ok := c.Locals(bodyLimitLocal{}).(int64)
-	return ok
-}
-
 // formToken is the CSRF token a form sent in its body. On an upload route
 // a multipart body's token must be its first part, read through the gate
 // (see above); any other body there is an ordinary small form, read like
-// every route's, at most MaxBody. Elsewhere it is the form value, from the
-// body BodyLimits has read already. "" when there is none.
+// every route's, at most web.MaxBody. Elsewhere it is the form value, from
+// the body web.BodyLimits has read already. "" when there is none.
 func formToken(c *fiber.Ctx) (string, error) {
-	max, streamed := c.Locals(bodyLimitLocal{}).(int64)
+	max, streamed := web.StreamedLimit(c)
 	if !streamed {
 		return c.FormValue(CSRFField), nil
 	}
 	boundary, ok := formBoundary(c)
 	if !ok {
-		if int64(c.Request().Header.ContentLength()) > MaxBody {
-			return "", refuseBody(c, tooLarge(MaxBody))
-		}
-		if err := readBody(c, MaxBody); err != nil {
+		if err := web.ReadBodyAtMost(c, web.MaxBody); err != nil {
 			return "", err
 		}
 		return c.FormValue(CSRFField), nil
