@@ -37,23 +37,28 @@ func (q Flashes) Add(s *Session, f components.Flash) {
 }
 
 // Take takes the queued messages out of the session, oldest first, and
-// saves it when there were any. A message without a kind is
-// components.FlashInfo.
+// saves it when there were any.
 func (q Flashes) Take(s *Session) ([]components.Flash, error) {
 	raw := s.raw.Flashes(q.vars()...)
 	if len(raw) == 0 {
 		return nil, nil
 	}
-	list := make([]components.Flash, 0, len(raw))
-	for _, f := range raw {
-		v, _ := f.(string)
-		kind, text, ok := strings.Cut(v, "|")
-		if !ok {
-			kind, text = components.FlashInfo, v
-		}
-		list = append(list, components.Flash{Kind: kind, Text: text})
+	list := make([]components.Flash, len(raw))
+	for i, v := range raw {
+		list[i] = flashOf(v)
 	}
 	return list, s.Save()
+}
+
+// flashOf reads a message as Add keeps it, "kind|text"; one without a
+// kind is components.FlashInfo.
+func flashOf(v any) components.Flash {
+	s, _ := v.(string)
+	kind, text, ok := strings.Cut(s, "|")
+	if !ok {
+		kind, text = components.FlashInfo, s
+	}
+	return components.Flash{Kind: kind, Text: text}
 }
 
 // vars are the arguments naming the queue to gorilla/sessions' flashes.

@@ -21,11 +21,11 @@ func Partial(c *fiber.Ctx) bool {
 //   - htmx without a Fragment, with HXRedirect: HX-Redirect to To and 200,
 //     so htmx loads To as a whole page (a 303 would be followed inside the
 //     request and swapped into the page).
-//   - anything else (a plain form): Flash waits in Flashes for the page
-//     To, and a 303 sends the browser there (Post/Redirect/Get).
+//   - anything else (a plain form): a 303 to To (Post/Redirect/Get).
 //
-// A session the post wrote to (Session.Set, Delete) is saved before the
-// answer, whichever it is.
+// When the browser goes on to To, Flash waits there in Flashes. A session
+// the post wrote to (Session.Set, Delete) is saved before the answer,
+// whichever it is, and only such a session.
 type Reply struct {
 	// To is the page the browser goes to next.
 	To string
@@ -44,26 +44,24 @@ type Reply struct {
 // Send answers the post as r says, with the request's session sess.
 func (r Reply) Send(c *fiber.Ctx, sess *Session) error {
 	partial := Partial(c)
-	if !partial || r.Fragment == nil && !r.HXRedirect {
-		if r.Flash.Text != "" {
-			r.Flashes.Add(sess, r.Flash)
-		}
-		if err := sess.saveWritten(); err != nil {
-			return err
-		}
-		return c.Redirect(r.To, fiber.StatusSeeOther)
+	fragment := partial && r.Fragment != nil
+	if !fragment && r.Flash.Text != "" {
+		r.Flashes.Add(sess, r.Flash)
 	}
 	if err := sess.saveWritten(); err != nil {
 		return err
 	}
-	if r.Fragment == nil {
+	switch {
+	case fragment:
+		if r.Status != 0 {
+			c.Status(r.Status)
+		}
+		return r.Fragment()
+	case partial && r.HXRedirect:
 		c.Set("HX-Redirect", r.To)
 		return c.SendStatus(fiber.StatusOK)
 	}
-	if r.Status != 0 {
-		c.Status(r.Status)
-	}
-	return r.Fragment()
+	return c.Redirect(r.To, fiber.StatusSeeOther)
 }
 
 // saveWritten saves the session when a value was set or deleted since it
