@@ -70,14 +70,10 @@ func TestCSRF(t *testing.T) {
 func TestRenewCSRF(t *testing.T) {
 	s := browser.NewSessions([][]byte{secret})
 	app := newKit(t, s, func(r fiber.Router) {
-		r.Post("/renew", func(c *fiber.Ctx) error {
-			sess, err := s.Get(c, sessionName)
-			if err != nil {
-				return err
-			}
+		r.Post("/renew", withSession(s, func(c *fiber.Ctx, sess *browser.Session) error {
 			sess.RenewCSRF()
 			return sess.Save()
-		})
+		}))
 	})
 	b := visitor(t, app)
 	old := b.CSRF

@@ -19,19 +19,11 @@ import (
 // answers "kind:text" lines of what it took.
 func flashRoutes(s *browser.Sessions, queues map[string]browser.Flashes) func(fiber.Router) {
 	return func(r fiber.Router) {
-		r.Post("/flash/:queue", func(c *fiber.Ctx) error {
-			sess, err := s.Get(c, sessionName)
-			if err != nil {
-				return err
-			}
+		r.Post("/flash/:queue", withSession(s, func(c *fiber.Ctx, sess *browser.Session) error {
 			queues[c.Params("queue")].Add(sess, components.Flash{Kind: c.FormValue("kind"), Text: c.FormValue("text")})
 			return sess.Save()
-		})
-		r.Get("/take/:queue", func(c *fiber.Ctx) error {
-			sess, err := s.Get(c, sessionName)
-			if err != nil {
-				return err
-			}
+		}))
+		r.Get("/take/:queue", withSession(s, func(c *fiber.Ctx, sess *browser.Session) error {
 			list, err := queues[c.Params("queue")].Take(sess)
 			if err != nil {
 				return err
@@ -41,7 +33,7 @@ func flashRoutes(s *browser.Sessions, queues map[string]browser.Flashes) func(fi
 				lines = append(lines, f.Kind+":"+f.Text)
 			}
 			return c.SendString(strings.Join(lines, "\n"))
-		})
+		}))
 	}
 }
 

@@ -46,28 +46,20 @@ func newKitWith(t *testing.T, s *browser.Sessions, o web.AppOptions, routes ...f
 	o.Bodies.Allow(fiber.MethodPost, "/upload", uploadLimit)
 	app := web.NewApp(o)
 	g := app.Group("", browser.CSRF(s, sessionName))
-	g.Get("/page", func(c *fiber.Ctx) error {
-		sess, err := s.Get(c, sessionName)
-		if err != nil {
-			return err
-		}
+	g.Get("/page", withSession(s, func(c *fiber.Ctx, sess *browser.Session) error {
 		flashes, err := testFlashes.Take(sess)
 		if err != nil {
 			return err
 		}
 		return page(c, sess.Value("note"), flashes)
-	})
-	g.Post("/note", func(c *fiber.Ctx) error {
-		sess, err := s.Get(c, sessionName)
-		if err != nil {
-			return err
-		}
+	}))
+	g.Post("/note", withSession(s, func(c *fiber.Ctx, sess *browser.Session) error {
 		sess.Set("note", c.FormValue("note"))
 		if err := sess.Save(); err != nil {
 			return err
 		}
 		return c.SendString("noted")
-	})
+	}))
 	g.Post("/upload", func(c *fiber.Ctx) error {
 		parts, err := browser.UploadParts(c)
 		if errors.Is(err, browser.ErrNotMultipart) {
@@ -118,4 +110,15 @@ func visitor(t *testing.T, app *fiber.App) *browsertest.Browser {
 		t.Fatal("the page carries no CSRF token")
 	}
 	return b
+}
+
+// withSession is a handler given the request's session of the test apps.
+func withSession(s *browser.Sessions, h func(c *fiber.Ctx, sess *browser.Session) error) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		sess, err := s.Get(c, sessionName)
+		if err != nil {
+			return err
+		}
+		return h(c, sess)
+	}
 }

@@ -21,11 +21,7 @@ import (
 // set in the session first.
 func replyRoute(s *browser.Sessions) func(fiber.Router) {
 	return func(r fiber.Router) {
-		r.Post("/reply", func(c *fiber.Ctx) error {
-			sess, err := s.Get(c, sessionName)
-			if err != nil {
-				return err
-			}
+		r.Post("/reply", withSession(s, func(c *fiber.Ctx, sess *browser.Session) error {
 			if note := c.FormValue("note"); note != "" {
 				sess.Set("note", note)
 			}
@@ -40,7 +36,7 @@ func replyRoute(s *browser.Sessions) func(fiber.Router) {
 				reply.Fragment = func() error { return c.SendString("fragment") }
 			}
 			return reply.Send(c, sess)
-		})
+		}))
 	}
 }
 

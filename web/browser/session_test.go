@@ -20,18 +20,14 @@ import (
 func TestSessionValues(t *testing.T) {
 	s := browser.NewSessions([][]byte{secret})
 	app := newKit(t, s, func(r fiber.Router) {
-		r.Post("/forget", func(c *fiber.Ctx) error {
-			sess, err := s.Get(c, sessionName)
-			if err != nil {
-				return err
-			}
+		r.Post("/forget", withSession(s, func(c *fiber.Ctx, sess *browser.Session) error {
 			again, err := s.Get(c, sessionName)
 			if err != nil || again != sess {
 				t.Errorf("a second Get in the request gave another session (%v)", err)
 			}
 			sess.Delete("note")
 			return sess.Save()
-		})
+		}))
 	})
 	b := visitor(t, app)
 	b.Post("/note", url.Values{"note": {"kept"}}).WantStatus(http.StatusOK)
@@ -87,17 +83,13 @@ func TestSessionKeys(t *testing.T) {
 func TestSessionCookie(t *testing.T) {
 	s := browser.NewSessions([][]byte{secret})
 	save := func(r fiber.Router) {
-		r.Get("/first", func(c *fiber.Ctx) error {
-			sess, err := s.Get(c, sessionName)
-			if err != nil {
-				return err
-			}
+		r.Get("/first", withSession(s, func(c *fiber.Ctx, sess *browser.Session) error {
 			sess.Set("note", "first visit")
 			if err := sess.Save(); err != nil {
 				return err
 			}
 			return page(c, "", nil)
-		})
+		}))
 	}
 	app := newKit(t, s, save)
 	r := httptest.NewRequest(http.MethodGet, "/first", nil)
