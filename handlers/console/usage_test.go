@@ -202,7 +202,7 @@ func TestConsoleRedisWarning(t *testing.T) {
 		h.Shared = shared
 		c.Store = shared
 	})
-	b := a.SignedIn(t) // the sign-in post is counted through Redis (web.WebLimit)
+	b := a.SignedIn(t) // the sign-in post is counted through Redis (browser.WebLimit)
 	if b.Get("/staff").ID("redis-warning").Length() != 0 {
 		t.Fatalf("warning shown while Redis answers")
 	}
