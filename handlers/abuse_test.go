@@ -221,7 +221,7 @@ func testAbuseEscapedInPages(t *testing.T, open dbtest.Open) {
 	}
 	// A buyer may be called anything printable: the confirmation, My
 	// orders and the lookup show it (and the pet's name) as text.
-	shopper := handlerstest.NewShopClient(t, a)
+	shopper := a.Shopper(t)
 	shopper.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(pet.ID), "quantity", "1")).WantRedirect("/cart")
 	n := handlerstest.Itoa(shopper.Checkout(handlerstest.Buyer("name", evil)))
 	for _, path := range []string{"/orders/confirmation/" + n, "/orders"} {
@@ -231,6 +231,6 @@ func testAbuseEscapedInPages(t *testing.T, open dbtest.Open) {
 	check("storefront lookup", []byte(shopper.Get("/orders/lookup/"+n).WantStatus(200).Body))
 	b := a.SignedIn(t)
 	for _, path := range []string{"/staff/catalog", "/staff/inventory", "/staff/keys"} {
-		check("console "+path, b.Get(path).WantStatus(200).Body)
+		check("console "+path, []byte(b.Get(path).WantStatus(200).Body))
 	}
 }

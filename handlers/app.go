@@ -10,6 +10,7 @@ import (
 	"petstore/handlers/shop"
 	"petstore/static"
 	"petstore/web"
+	"petstore/web/browser"
 )
 
 // NewApp builds the whole app over h: error handling, static assets, the
@@ -28,7 +29,7 @@ func NewApp(h *Handler) (*fiber.App, error) {
 	}
 	// The per-IP limit of browser form posts: the shop's forms and the
 	// console's sign-in count in one bucket of their own.
-	formLimit := web.WebLimit(h.Limiter, h.Proxies, h.Logger)
+	formLimit := browser.WebLimit(h.Limiter, h.Proxies, h.Logger)
 	s := shop.New(shop.Handler{
 		Store: h.Store, Sessions: h.Sessions, Metrics: h.Metrics, FormLimit: formLimit,
 		MaxOpenUnits: cmp.Or(h.Config.ShopMaxOpenUnits, DefaultShopMaxOpenUnits),

@@ -30,11 +30,11 @@ func TestFormLimit(t *testing.T) {
 			rex := a.SeedPet("Rex", 5)
 			line := "/cart/lines/" + handlerstest.Itoa(rex.ID)
 
-			s := handlerstest.NewShopClient(t, a)
+			s := a.Shopper(t)
 			s.Header = map[string]string{"X-Forwarded-For": "192.0.2.1"}
 			s.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(rex.ID), "quantity", "1")).WantRedirect("/cart")
 			for range 59 { // by htmx: a plain form's flash messages would pile up in the cookie
-				s.Post(line, handlerstest.Form("quantity", "1"), true).WantStatus(http.StatusOK)
+				s.HXPost(line, handlerstest.Form("quantity", "1")).WantStatus(http.StatusOK)
 			}
 			s.Get("/cart").WantStatus(http.StatusOK) // pages are not counted
 
@@ -42,7 +42,7 @@ func TestFormLimit(t *testing.T) {
 			if got := r.Header.Get("Retry-After"); got != "18" {
 				t.Errorf("Retry-After = %q, want 18 (the next minute)", got)
 			}
-			if !r.IsFullPage() || r.TestID("error").AttrOr("data-status", "") != "429" || !strings.Contains(r.Text("error-message"), "Too many requests") {
+			if !r.IsFullPage() || r.ID("error").AttrOr("data-status", "") != "429" || !strings.Contains(r.Text("error-message"), "Too many requests") {
 				t.Errorf("want the shop's 429 page; got:\n%s", r.Body)
 			}
 			if n := handlerstest.CountRows(t, a, "orders"); n != 0 {
@@ -53,7 +53,7 @@ func TestFormLimit(t *testing.T) {
 			if r := s.Post("/orders/lookup", handlerstest.Form("number", "1", "email", "ada@example.com")).WantStatus(http.StatusTooManyRequests); r.Header.Get("Retry-After") != "18" {
 				t.Errorf("lookup: Retry-After = %q, want 18", r.Header.Get("Retry-After"))
 			}
-			hx := s.Post(line, handlerstest.Form("quantity", "1"), true).WantStatus(http.StatusTooManyRequests)
+			hx := s.HXPost(line, handlerstest.Form("quantity", "1")).WantStatus(http.StatusTooManyRequests)
 			if hx.IsFullPage() || hx.Header.Get("HX-Retarget") != "#flash" || hx.Header.Get("Retry-After") != "18" || !strings.Contains(hx.Text("flash"), "Too many requests") {
 				t.Errorf("htmx: want a message for #flash with Retry-After; got %v\n%s", hx.Header, hx.Body)
 			}
@@ -72,7 +72,7 @@ func TestFormLimit(t *testing.T) {
 			}
 
 			// Another address has a bucket of its own…
-			other := handlerstest.NewShopClient(t, a)
+			other := a.Shopper(t)
 			other.Header = map[string]string{"X-Forwarded-For": "192.0.2.2"}
 			other.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(rex.ID), "quantity", "1")).WantRedirect("/cart")
 			// …and so has the anonymous API, even from this address.
@@ -97,7 +97,7 @@ func TestFormLimitClientAddress(t *testing.T) {
 	// Any post counts, refused or not: removing a line that is not in the
 	// cart is a cheap 404.
 	const path = "/cart/lines/4242/remove"
-	flood := func(t *testing.T, s *handlerstest.ShopClient, xff func(i int) string) {
+	flood := func(t *testing.T, s *handlerstest.Browser, xff func(i int) string) {
 		t.Helper()
 		for i := range 60 {
 			s.Header["X-Forwarded-For"] = xff(i)
@@ -108,7 +108,7 @@ func TestFormLimitClientAddress(t *testing.T) {
 		t.Run("untrusted peer", func(t *testing.T) {
 			a := handlerstest.NewOn(t, open) // TRUSTED_PROXIES unset
 			a.Clock.Set(midday())
-			s := handlerstest.NewShopClient(t, a)
+			s := a.Shopper(t)
 			s.Header = map[string]string{}
 			// A forged address on every request does not make a new client.
 			flood(t, s, func(i int) string { return "198.51.100." + handlerstest.Itoa(int64(i+1)) })
@@ -118,7 +118,7 @@ func TestFormLimitClientAddress(t *testing.T) {
 		t.Run("trusted proxies", func(t *testing.T) {
 			a := handlerstest.NewOn(t, open, handlerstest.WithProxies(t, "0.0.0.0, 10.0.0.0/8"))
 			a.Clock.Set(midday())
-			s := handlerstest.NewShopClient(t, a)
+			s := a.Shopper(t)
 			s.Header = map[string]string{}
 			// The client is the right-most untrusted hop, whatever it wrote
 			// to the left of it.
@@ -136,7 +136,7 @@ func TestFormLimitClientAddress(t *testing.T) {
 		t.Run("IPv6 by its /64", func(t *testing.T) {
 			a := handlerstest.NewOn(t, open, handlerstest.WithProxies(t, "0.0.0.0"))
 			a.Clock.Set(midday())
-			s := handlerstest.NewShopClient(t, a)
+			s := a.Shopper(t)
 			s.Header = map[string]string{}
 			flood(t, s, func(i int) string { return "2001:db8:1:2::" + handlerstest.Itoa(int64(i+1)) })
 			s.Header["X-Forwarded-For"] = "2001:db8:1:2:ffff:ffff:ffff:ffff"

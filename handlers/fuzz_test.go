@@ -17,6 +17,7 @@ import (
 	"petstore/handlers"
 	"petstore/handlers/handlerstest"
 	"petstore/web"
+	"petstore/web/browser"
 	"petstore/web/events"
 	"petstore/web/ratelimit"
 )
@@ -78,7 +79,7 @@ func newFuzzApp(f *testing.F, name string, open dbtest.Open) *fuzzApp {
 	h := &handlers.Handler{
 		Store: store, Logger: logger, Events: hub, Now: clk.Now,
 		Limiter:  ratelimit.New(ratelimit.Config{Bans: store, Now: clk.Now}),
-		Sessions: web.NewSessions([][]byte{[]byte("0123456789abcdef0123456789abcdef")}),
+		Sessions: browser.NewSessions([][]byte{[]byte("0123456789abcdef0123456789abcdef")}),
 		Config:   handlerstest.Deprecation(clk),
 	}
 	app, err := handlers.NewApp(h)

@@ -10,6 +10,7 @@ import (
 
 	"petstore/db"
 	"petstore/web"
+	"petstore/web/browser"
 	"petstore/web/events"
 	"petstore/web/photo"
 	"petstore/web/ratelimit"
@@ -48,7 +49,7 @@ type Handler struct {
 	Proxies ratelimit.TrustedProxies
 	Events  *events.Hub
 	// Sessions keeps the storefront's and the console's cookies.
-	Sessions *web.Sessions
+	Sessions *browser.Sessions
 	Logger   *slog.Logger
 	Config   Config
 	// Now is the clock, required: the one cmd makes and also hands to the

@@ -11,6 +11,7 @@ import (
 	"petstore/db"
 	"petstore/db/dbtest"
 	"petstore/handlers/handlerstest"
+	"petstore/web/browser/browsertest"
 )
 
 // Text PostgreSQL cannot hold (NUL, bytes that are not UTF-8) and control
@@ -22,17 +23,17 @@ func TestHostileTextInStorefrontSearch(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		a := handlerstest.NewOn(t, open)
 		a.SeedPet("Rex", 2)
-		s := handlerstest.NewShopClient(t, a)
+		s := a.Shopper(t)
 		if got := s.Get("/?q=Rex").WantStatus(http.StatusOK).Texts("pet-name"); len(got) != 1 {
 			t.Fatalf("a plain search finds %v, want Rex", got)
 		}
 		for _, q := range []string{"R%00", "%00", "R%ffx", "R%c3", "R%1bx", "%7f", "%c2%85"} {
 			for _, hx := range []bool{false, true} {
-				r := s.Get("/?q="+q, hx).WantStatus(http.StatusOK)
+				r := s.Send(http.MethodGet, "/?q="+q, nil, hx).WantStatus(http.StatusOK)
 				if got := r.Texts("pet-name"); len(got) != 0 {
 					t.Errorf("q=%s (htmx %v) finds %v, want nothing", q, hx, got)
 				}
-				if r.TestID("empty").Length() != 1 {
+				if r.ID("empty").Length() != 1 {
 					t.Errorf("q=%s (htmx %v): no “No pets match.”:\n%s", q, hx, r.Body)
 				}
 				if !utf8.ValidString(r.Body) || strings.ContainsAny(r.Body, "\x00\x1b\x7f\u0085") {
@@ -88,7 +89,7 @@ func TestHostileTextInConsoleForms(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				p := b.Post(tc.path, tc.form).WantStatus(http.StatusUnprocessableEntity)
-				if got := handlerstest.Text(p.ID("error-" + tc.field + "-error")); got != tc.msg {
+				if got := browsertest.Text(p.ID("error-" + tc.field + "-error")); got != tc.msg {
 					t.Errorf("%s error = %q, want %q", tc.field, got, tc.msg)
 				}
 				// The form shows the value again, with U+FFFD for what a page cannot hold.
@@ -123,9 +124,9 @@ func TestHostileTextInCheckoutAndLookup(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		a := handlerstest.NewOn(t, open)
 		pet := a.SeedPet("Rex", 2)
-		s := handlerstest.NewShopClient(t, a)
+		s := a.Shopper(t)
 		s.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(pet.ID), "quantity", "1")).WantRedirect("/cart")
-		clean := func(where string, r *handlerstest.ShopPage) {
+		clean := func(where string, r *browsertest.Page) {
 			t.Helper()
 			if !utf8.ValidString(r.Body) || strings.ContainsAny(r.Body, "\x00\x1b\x7f\u0085") {
 				t.Errorf("%s: the page echoes the raw text", where)
@@ -135,7 +136,7 @@ func TestHostileTextInCheckoutAndLookup(t *testing.T) {
 			for _, v := range []string{"Ada\x00", "Ad\xffa", "\x1b[2J", "Ada\u0085"} {
 				for _, hx := range []bool{false, true} {
 					where := fmt.Sprintf("checkout %s=%q (htmx %v)", field, v, hx)
-					r := s.Post("/checkout", handlerstest.Buyer(field, v), hx).WantStatus(http.StatusUnprocessableEntity)
+					r := s.Send(http.MethodPost, "/checkout", handlerstest.Buyer(field, v), hx).WantStatus(http.StatusUnprocessableEntity)
 					if r.Text("error-"+field) == "" {
 						t.Errorf("%s: no message by the field", where)
 					}

@@ -129,8 +129,8 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 		con.Route(post, "/pets/:petId", con.UpdatePet),
 		con.Route(post, "/pets/:petId/delete", con.DeletePet),
 		// The photo upload takes several photos in one body, read part by
-		// part after the sign-in check (web.UploadParts); CSRF reads a plain
-		// form's token from its first part alone (web.CSRF).
+		// part after the sign-in check (browser.UploadParts); CSRF reads a plain
+		// form's token from its first part alone (browser.CSRF).
 		con.Route(post, "/pets/:petId/photos", con.UploadPhotos, console.Body(con.UploadLimit())),
 		con.Route(post, "/pets/:petId/photos/order", con.ReorderPhotos),
 		con.Route(post, "/pets/:petId/photos/:photoId/delete", con.DeletePhoto),

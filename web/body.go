@@ -163,6 +163,25 @@ func ExtendBodyDeadline(c *fiber.Ctx) {
 	}
 }
 
+// StreamedLimit is the body limit of a route that reads its body itself
+// (a larger Route.Body), false on every other route: the browser kit's CSRF check and
+// upload reader need it.
+func StreamedLimit(c *fiber.Ctx) (int64, bool) {
+	max, ok := c.Locals(bodyLimitLocal{}).(int64)
+	return max, ok
+}
+
+// ReadBodyAtMost reads the body of a route that reads its own (a larger Route.Body) into
+// memory when it is at most max bytes, as the body handler reads every other
+// route's; a longer one is 413 and the connection closes. The browser
+// kit's CSRF check reads a small form posted to an upload route with it.
+func ReadBodyAtMost(c *fiber.Ctx, max int64) error {
+	if int64(c.Request().Header.ContentLength()) > max {
+		return refuseBody(c, tooLarge(max))
+	}
+	return readBody(c, max)
+}
+
 // fasthttpPrefetch is how much of a body fasthttp reads with the headers
 // before it streams the rest: a body this short is in memory already.
 const fasthttpPrefetch = 8 << 10

@@ -20,7 +20,7 @@ type overTLSLocal struct{}
 // a peer in TRUSTED_PROXIES; the header from any other peer is the
 // client's say-so and is ignored. An answer over TLS carries
 // Strict-Transport-Security, and the session cookies are Secure
-// (Sessions.Save asks OverTLS).
+// (browser.Session.Save asks OverTLS).
 func Transport(proxies ratelimit.TrustedProxies) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if arrivedOverTLS(c, proxies) {

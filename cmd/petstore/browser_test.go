@@ -48,7 +48,7 @@ type testServer struct {
 	Server *Server
 	Store  *db.Store
 	// Config is what it runs with; Config.SessionKeys can mint session
-	// cookies (web.NewSessions) to log a browser in without the form.
+	// cookies (browser.NewSessions) to log a browser in without the form.
 	Config *Config
 	// Clock is the server's clock, pinned: the test moves it.
 	Clock *dbtest.Clock

@@ -14,6 +14,7 @@ import (
 	"petstore/db"
 	"petstore/handlers"
 	"petstore/web"
+	"petstore/web/browser"
 	"petstore/web/events"
 	"petstore/web/ratelimit"
 )
@@ -81,7 +82,7 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 
 	h := &handlers.Handler{
 		Store: store, Limiter: limiter, Shared: shared, Proxies: cfg.Proxies, Logger: logger, Events: s.Hub,
-		Sessions: web.NewSessions(cfg.SessionKeys), Metrics: metrics,
+		Sessions: browser.NewSessions(cfg.SessionKeys), Metrics: metrics,
 		Config: handlers.Config{Deprecated: cfg.Deprecated, Sunset: cfg.Sunset, ShopMaxOpenUnits: cfg.ShopMaxOpenUnits,
 			MetricsElsewhere: cfg.MetricsAddr != ""},
 		Now: now,

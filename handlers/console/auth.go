@@ -13,6 +13,7 @@ import (
 	"petstore/db"
 	view "petstore/views/console"
 	"petstore/web"
+	"petstore/web/browser"
 )
 
 // Login throttling (SPEC §10, §13): this many failures within the window
@@ -44,7 +45,7 @@ func (h *Handler) signedIn(c *fiber.Ctx) (*db.StaffUser, error) {
 	if err != nil {
 		return nil, err
 	}
-	sid, _ := sess.Values[keyStaffSession].(string)
+	sid := sess.Value(keyStaffSession)
 	if sid == "" {
 		return nil, nil
 	}
@@ -98,24 +99,17 @@ func safeNext(next string) string {
 // LoginPage is the sign-in form: GET /staff/login (a signed-in visitor
 // goes on to next).
 func (h *Handler) LoginPage(c *fiber.Ctx) error {
-	sess, err := h.session(c)
-	if err != nil {
-		return err
-	}
 	if u, err := h.signedIn(c); err != nil {
 		return err
 	} else if u != nil {
 		return c.Redirect(safeNext(c.Query("next")), fiber.StatusSeeOther)
 	}
-	v := view.LoginView{CSRF: web.CSRFToken(c), Next: c.Query("next")}
-	if text, _ := sess.Values[keyFlashText].(string); text != "" {
-		v.Notice = text
-		delete(sess.Values, keyFlashText)
-		delete(sess.Values, keyFlashKind)
-		if err := h.Sessions.Save(c, sess); err != nil {
-			return err
-		}
+	v := view.LoginView{CSRF: browser.CSRFToken(c), Next: c.Query("next")}
+	notice, err := h.takeFlash(c, pageFlash)
+	if err != nil {
+		return err
 	}
+	v.Notice = notice.Text
 	return web.Render(c, view.LoginPage(v), nil)
 }
 
@@ -127,7 +121,7 @@ func (h *Handler) LoginPage(c *fiber.Ctx) error {
 func (h *Handler) Login(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	v := view.LoginView{
-		CSRF:     web.CSRFToken(c),
+		CSRF:     browser.CSRFToken(c),
 		Username: strings.TrimSpace(c.FormValue("username")),
 		Next:     c.FormValue("next"),
 	}
@@ -182,7 +176,7 @@ func (h *Handler) Login(c *fiber.Ctx) error {
 	}
 	// Signing in again ends the sign-in this cookie held, so that no copy
 	// of the old cookie outlives the next sign-out.
-	if old, _ := sess.Values[keyStaffSession].(string); old != "" {
+	if old := sess.Value(keyStaffSession); old != "" {
 		if err := h.Store.EndStaffSession(ctx, old); err != nil {
 			return err
 		}
@@ -191,11 +185,11 @@ func (h *Handler) Login(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	sess.Values[keyStaffSession] = sid
-	// A new CSRF token for the signed-in session (web.CSRF makes one on
-	// the next request): a token seen before signing in is worth nothing.
-	web.RenewCSRF(sess)
-	if err := h.Sessions.Save(c, sess); err != nil {
+	sess.Set(keyStaffSession, sid)
+	// A new CSRF token for the signed-in session (browser.CSRF makes one
+	// on the next request): a token seen before signing in is worth nothing.
+	sess.RenewCSRF()
+	if err := sess.Save(); err != nil {
 		return err
 	}
 	h.Logger.Info("staff signed in", "user", u.Username, "ip", ip)
@@ -226,15 +220,11 @@ func (h *Handler) Logout(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if sid, _ := sess.Values[keyStaffSession].(string); sid != "" {
+	if sid := sess.Value(keyStaffSession); sid != "" {
 		if err := h.Store.EndStaffSession(c.UserContext(), sid); err != nil {
 			return err
 		}
 	}
-	delete(sess.Values, keyStaffSession)
-	sess.Values[keyFlashKind], sess.Values[keyFlashText] = "ok", "You are signed out."
-	if err := h.Sessions.Save(c, sess); err != nil {
-		return err
-	}
-	return c.Redirect("/staff/login", fiber.StatusSeeOther)
+	sess.Delete(keyStaffSession)
+	return h.flashRedirect(c, "You are signed out.", "/staff/login")
 }

@@ -9,6 +9,7 @@ import (
 
 	"petstore/db"
 	"petstore/handlers/handlerstest"
+	"petstore/web/browser/browsertest"
 )
 
 func TestConsolePets(t *testing.T) {
@@ -19,8 +20,8 @@ func TestConsolePets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fieldError := func(p *handlerstest.Page, field string) string {
-		return handlerstest.Text(p.ID("error-" + field + "-error"))
+	fieldError := func(p *browsertest.Page, field string) string {
+		return browsertest.Text(p.ID("error-" + field + "-error"))
 	}
 
 	var rexID int64
@@ -30,8 +31,8 @@ func TestConsolePets(t *testing.T) {
 		p = b.Follow(p)
 		p.WantText("flash", "Pet “Rex” created.")
 		row := p.Find(`[data-testid="pet-row"]`)
-		if row.Length() != 1 || !strings.Contains(handlerstest.Text(row), "Rex Dogs available 1") {
-			t.Fatalf("pet row = %q", handlerstest.Text(row))
+		if row.Length() != 1 || !strings.Contains(browsertest.Text(row), "Rex Dogs available 1") {
+			t.Fatalf("pet row = %q", browsertest.Text(row))
 		}
 		rexID = mustAtoi(t, row.AttrOr("data-pet-id", ""))
 	})
@@ -111,21 +112,21 @@ func TestConsoleCategories(t *testing.T) {
 		p = b.Follow(p)
 		p.WantText("flash", "Category “Birds” created.")
 		row := p.Find(`[data-testid="category-row"]`)
-		if !strings.Contains(handlerstest.Text(row), "Birds Feathered friends 0") {
-			t.Fatalf("row = %q", handlerstest.Text(row))
+		if !strings.Contains(browsertest.Text(row), "Birds Feathered friends 0") {
+			t.Fatalf("row = %q", browsertest.Text(row))
 		}
 		id = mustAtoi(t, row.AttrOr("data-category-id", ""))
 	})
 	t.Run("validation and conflicts", func(t *testing.T) {
 		p := b.Post("/staff/categories", url.Values{"name": {""}, "description": {strings.Repeat("d", 501)}}).WantStatus(http.StatusUnprocessableEntity)
-		if got := handlerstest.Text(p.ID("error-name-error")); got != "is required" {
+		if got := browsertest.Text(p.ID("error-name-error")); got != "is required" {
 			t.Errorf("name error = %q", got)
 		}
-		if got := handlerstest.Text(p.ID("error-description-error")); got != "must be at most 500 characters" {
+		if got := browsertest.Text(p.ID("error-description-error")); got != "must be at most 500 characters" {
 			t.Errorf("description error = %q", got)
 		}
 		p = b.Post("/staff/categories", url.Values{"name": {"BIRDS"}}).WantStatus(http.StatusConflict)
-		if got := handlerstest.Text(p.ID("error-name-error")); got != `A category named "BIRDS" already exists.` {
+		if got := browsertest.Text(p.ID("error-name-error")); got != `A category named "BIRDS" already exists.` {
 			t.Errorf("name error = %q", got)
 		}
 	})

@@ -3,8 +3,6 @@ package console
 import (
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
@@ -12,11 +10,12 @@ import (
 	"petstore/db"
 	view "petstore/views/console"
 	"petstore/web"
+	"petstore/web/browser"
 )
 
 // categoryForm reads the category form; a blank description is none.
 func categoryForm(c *fiber.Ctx) (db.NewCategory, view.CategoryFormView) {
-	v := view.CategoryFormView{CSRF: web.CSRFToken(c), Name: c.FormValue("name"), Description: c.FormValue("description"), Errors: view.FieldErrors{}}
+	v := view.CategoryFormView{CSRF: browser.CSRFToken(c), Name: c.FormValue("name"), Description: c.FormValue("description"), Errors: view.FieldErrors{}}
 	in := db.NewCategory{Name: &v.Name}
 	if strings.TrimSpace(v.Description) != "" {
 		in.Description = &v.Description
@@ -25,21 +24,8 @@ func categoryForm(c *fiber.Ctx) (db.NewCategory, view.CategoryFormView) {
 }
 
 func (h *Handler) renderCategoryForm(c *fiber.Ctx, status int, v view.CategoryFormView) error {
-	v.Name, v.Description = printable(v.Name), printable(v.Description)
+	v.Name, v.Description = browser.Printable(v.Name, true), browser.Printable(v.Description, true)
 	return h.renderCatalogForm(c, status, "category", v.ID, func(ch view.Chrome) templ.Component { return view.CategoryFormPage(ch, v) })
-}
-
-// printable is a form value as the page may show it again: bytes that are
-// not UTF-8 and control characters other than line breaks become U+FFFD,
-// so a refused value is seen (and can be fixed) without the page echoing
-// text that no page should hold.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) && r != '\n' && r != '\r' {
-			return utf8.RuneError
-		}
-		return r
-	}, strings.ToValidUTF8(s, string(utf8.RuneError)))
 }
 
 // renderCatalogForm renders the form page of a pet or a category, thing,
@@ -73,7 +59,7 @@ func (h *Handler) categoryFormFailed(c *fiber.Ctx, err error, v view.CategoryFor
 
 // NewCategory is the form for a new category: GET /staff/categories/new.
 func (h *Handler) NewCategory(c *fiber.Ctx) error {
-	return h.renderCategoryForm(c, fiber.StatusOK, view.CategoryFormView{CSRF: web.CSRFToken(c)})
+	return h.renderCategoryForm(c, fiber.StatusOK, view.CategoryFormView{CSRF: browser.CSRFToken(c)})
 }
 
 // CreateCategory adds a category (Store.CreateCategory).
@@ -83,7 +69,7 @@ func (h *Handler) CreateCategory(c *fiber.Ctx) error {
 	if err != nil {
 		return h.categoryFormFailed(c, err, v)
 	}
-	return h.flashRedirect(c, "ok", "Category “"+cat.Name+"” created.", "/staff/catalog")
+	return h.flashRedirect(c, "Category “"+cat.Name+"” created.", "/staff/catalog")
 }
 
 // EditCategory is a category's form: GET /staff/categories/{categoryId}/edit.
@@ -92,7 +78,7 @@ func (h *Handler) EditCategory(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v := view.CategoryFormView{CSRF: web.CSRFToken(c), ID: cat.ID, Name: cat.Name}
+	v := view.CategoryFormView{CSRF: browser.CSRFToken(c), ID: cat.ID, Name: cat.Name}
 	if cat.Description != nil {
 		v.Description = *cat.Description
 	}
@@ -111,7 +97,7 @@ func (h *Handler) UpdateCategory(c *fiber.Ctx) error {
 	if err != nil {
 		return h.categoryFormFailed(c, err, v)
 	}
-	return h.flashRedirect(c, "ok", "Category “"+cat.Name+"” saved.", "/staff/catalog")
+	return h.flashRedirect(c, "Category “"+cat.Name+"” saved.", "/staff/catalog")
 }
 
 // DeleteCategory removes a category no live pet uses.

@@ -9,6 +9,7 @@ import (
 	"petstore/db"
 	"petstore/db/dbtest"
 	"petstore/handlers/handlerstest"
+	"petstore/web/browser/browsertest"
 )
 
 // The dashboard's takings (SPEC §14): today's revenue counts the orders
@@ -21,12 +22,12 @@ func TestConsoleDashboardTakings(t *testing.T) {
 		ctx := context.Background()
 		rex := pricedPet(t, a, "Rex", "1250", 10)
 		tom := pricedPet(t, a, "Tom", "2.5", 10)
-		takings := func(t *testing.T, p *handlerstest.Page, revenue, openValue string) {
+		takings := func(t *testing.T, p *browsertest.Page, revenue, openValue string) {
 			t.Helper()
-			if got := handlerstest.Text(p.ID("revenue-today").Find(".value")); got != revenue {
+			if got := browsertest.Text(p.ID("revenue-today").Find(".value")); got != revenue {
 				t.Errorf("revenue today = %q, want %q", got, revenue)
 			}
-			if got := handlerstest.Text(p.ID("open-value").Find(".value")); got != openValue {
+			if got := browsertest.Text(p.ID("open-value").Find(".value")); got != openValue {
 				t.Errorf("open value = %q, want %q", got, openValue)
 			}
 		}
@@ -54,7 +55,7 @@ func TestConsoleDashboardTakings(t *testing.T) {
 		takings(t, p, "2,510.00 EUR", "2,500.00 EUR")
 		// The live refresh (htmx, on every order event) carries them too.
 		takings(t, b.HX("/staff").WantStatus(http.StatusOK), "2,510.00 EUR", "2,500.00 EUR")
-		if got := handlerstest.Text(p.ID("recent-orders").Find("tbody")); !contains(got, "Rex 2 2,500.00 EUR") {
+		if got := browsertest.Text(p.ID("recent-orders").Find("tbody")); !contains(got, "Rex 2 2,500.00 EUR") {
 			t.Errorf("newest open orders = %q", got)
 		}
 

@@ -13,6 +13,7 @@ import (
 
 	"petstore/db"
 	"petstore/web"
+	"petstore/web/browser"
 	"petstore/web/events"
 	"petstore/web/photo"
 	"petstore/web/ratelimit"
@@ -22,7 +23,7 @@ import (
 type Handler struct {
 	Store *db.Store
 	// Sessions keeps the console's cookie (SessionName).
-	Sessions *web.Sessions
+	Sessions *browser.Sessions
 	// Limiter shows keys' use and lifts bans.
 	Limiter *ratelimit.Limiter
 	// Shared is the Redis counter store behind its in-process fallback,
@@ -36,7 +37,7 @@ type Handler struct {
 	Now func() time.Time
 	// PhotoLimits bound a photo upload (zero fields: SPEC §14's).
 	PhotoLimits photo.Limits
-	// FormLimit counts sign-in posts per client address (web.WebLimit),
+	// FormLimit counts sign-in posts per client address (browser.WebLimit),
 	// in the bucket the shop's forms share.
 	FormLimit fiber.Handler
 
@@ -80,7 +81,7 @@ func (h *Handler) StreamEvents(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	sid, _ := sess.Values[keyStaffSession].(string)
+	sid := sess.Value(keyStaffSession)
 	return h.Events.Serve(c, func(ctx context.Context) error {
 		_, err := h.Store.FindStaffUserBySession(ctx, sid)
 		return err

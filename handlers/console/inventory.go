@@ -9,6 +9,7 @@ import (
 	"petstore/db"
 	view "petstore/views/console"
 	"petstore/web"
+	"petstore/web/browser"
 )
 
 // Inventory lists pets with their stock, filtered by status and
@@ -27,7 +28,7 @@ func (h *Handler) Inventory(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	csrf := web.CSRFToken(c)
+	csrf := browser.CSRFToken(c)
 	v := view.InventoryView{CSRF: csrf, Status: f.word, CategoryID: f.id, RowsURL: f.url(f.from)}
 	for _, p := range pets {
 		v.Rows = append(v.Rows, view.InventoryRow{Pet: p, CSRF: csrf, Value: strconv.FormatInt(p.Stock, 10)})
@@ -61,7 +62,7 @@ func (h *Handler) InventoryRow(c *fiber.Ctx) error {
 	if !web.IsHTMX(c) {
 		return c.Redirect(inventoryQuery.url(id-1)+"#inv-"+strconv.FormatInt(id, 10), fiber.StatusSeeOther)
 	}
-	return web.Render(c, nil, view.InventoryLine(view.InventoryRow{Pet: p, CSRF: web.CSRFToken(c), Value: strconv.FormatInt(p.Stock, 10)}))
+	return web.Render(c, nil, view.InventoryLine(view.InventoryRow{Pet: p, CSRF: browser.CSRFToken(c), Value: strconv.FormatInt(p.Stock, 10)}))
 }
 
 // SetInventory sets a pet's stock by the rules of SPEC §5
@@ -94,7 +95,7 @@ func (h *Handler) SetInventory(c *fiber.Ctx) error {
 	}
 	if err == nil {
 		return h.done(c, "/staff/inventory", p.Name+": "+strconv.FormatInt(p.Stock, 10)+" in stock.", func() error {
-			return web.Render(c, nil, view.InventoryLine(view.InventoryRow{Pet: p, CSRF: web.CSRFToken(c), Value: strconv.FormatInt(p.Stock, 10), Saved: true}))
+			return web.Render(c, nil, view.InventoryLine(view.InventoryRow{Pet: p, CSRF: browser.CSRFToken(c), Value: strconv.FormatInt(p.Stock, 10), Saved: true}))
 		})
 	}
 	return h.refused(c, err, "/staff/inventory", func(msg string) error {
@@ -102,6 +103,6 @@ func (h *Handler) SetInventory(c *fiber.Ctx) error {
 		if ferr != nil {
 			return ferr
 		}
-		return web.Render(c, nil, view.InventoryLine(view.InventoryRow{Pet: cur, CSRF: web.CSRFToken(c), Value: raw, Error: msg}))
+		return web.Render(c, nil, view.InventoryLine(view.InventoryRow{Pet: cur, CSRF: browser.CSRFToken(c), Value: raw, Error: msg}))
 	})
 }

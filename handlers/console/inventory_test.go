@@ -9,6 +9,7 @@ import (
 	"petstore/db"
 	"petstore/db/dbtest"
 	"petstore/handlers/handlerstest"
+	"petstore/web/browser/browsertest"
 )
 
 func TestConsoleInventory(t *testing.T) {
@@ -25,14 +26,14 @@ func TestConsoleInventory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := func(p *handlerstest.Page, id int64) string {
+	row := func(p *browsertest.Page, id int64) string {
 		t.Helper()
 		r := p.Find("#inv-" + handlerstest.Itoa(id))
 		if r.Length() == 0 {
 			return ""
 		}
 		q, _ := r.Find(`[data-testid="quantity"]`).Attr("value")
-		return handlerstest.Text(r.Find(`[data-testid="pet-name"]`)) + " " + handlerstest.Text(r.Find(`[data-testid="status"]`)) + " " + q
+		return browsertest.Text(r.Find(`[data-testid="pet-name"]`)) + " " + browsertest.Text(r.Find(`[data-testid="status"]`)) + " " + q
 	}
 
 	t.Run("list and filters", func(t *testing.T) {
@@ -106,7 +107,7 @@ func TestConsoleInventory(t *testing.T) {
 		} {
 			p := b.HXPost("/staff/inventory/"+handlerstest.Itoa(rex.ID), url.Values{"quantity": {tc.in}}).WantStatus(http.StatusUnprocessableEntity)
 			r := p.Find("#inv-" + handlerstest.Itoa(rex.ID))
-			if got := handlerstest.Text(r.Find(".field-error")); got != tc.msg {
+			if got := browsertest.Text(r.Find(".field-error")); got != tc.msg {
 				t.Errorf("%q: message = %q, want %q", tc.in, got, tc.msg)
 			}
 			in := r.Find(`[data-testid="quantity"]`)

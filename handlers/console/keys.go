@@ -9,6 +9,7 @@ import (
 	"petstore/db"
 	view "petstore/views/console"
 	"petstore/web"
+	"petstore/web/browser"
 )
 
 // keyFormFields are the form's fields, named as in the API's NewApiKey.
@@ -69,7 +70,7 @@ func (h *Handler) renderKeys(c *fiber.Ctx, status int, form view.KeyForm, issued
 	if err != nil {
 		return err
 	}
-	v := view.KeysView{CSRF: web.CSRFToken(c), Now: h.Now(), Form: form, Issued: issued, ShowRevoked: c.Query("revoked") == "1"}
+	v := view.KeysView{CSRF: browser.CSRFToken(c), Now: h.Now(), Form: form, Issued: issued, ShowRevoked: c.Query("revoked") == "1"}
 	// Revoked keys are skipped here rather than in SQL: a page may come back
 	// short, and the next link still continues after its last key.
 	keys, more, err := h.Store.FindAPIKeys(ctx, db.Page{AfterID: after, Limit: pageSize})
@@ -120,7 +121,7 @@ func (h *Handler) renderKeyEdit(c *fiber.Ctx, status int, k *db.APIKey, f view.K
 		return err
 	}
 	c.Status(status)
-	return web.Render(c, view.KeyEditPage(ch, view.KeyEditView{CSRF: web.CSRFToken(c), Key: k, Form: f}), nil)
+	return web.Render(c, view.KeyEditPage(ch, view.KeyEditView{CSRF: browser.CSRFToken(c), Key: k, Form: f}), nil)
 }
 
 // EditKey shows the form that changes a key's name, plan and limits.
@@ -159,7 +160,7 @@ func (h *Handler) UpdateKey(c *fiber.Ctx) error {
 	}
 	msg := "Key “" + up.Name + "” is on the " + up.Plan + " plan: " + strconv.FormatInt(up.PerMinute, 10) + "/min, " +
 		strconv.FormatInt(up.PerDay, 10) + "/day."
-	return h.flashRedirect(c, "ok", msg, "/staff/keys")
+	return h.flashRedirect(c, msg, "/staff/keys")
 }
 
 // RevokeKey revokes a key for good and answers with its row.
@@ -179,7 +180,7 @@ func (h *Handler) RevokeKey(c *fiber.Ctx) error {
 	h.Logger.Info("API key revoked in the console", "keyId", k.ID, "staff", currentStaff(c).Username)
 	c.Set("HX-Trigger", "keys-changed")
 	return h.done(c, "/staff/keys", "Key “"+k.Name+"” is revoked.", func() error {
-		return web.Render(c, nil, view.KeyLine(view.KeyRow{Key: k, CSRF: web.CSRFToken(c), Now: h.Now()}))
+		return web.Render(c, nil, view.KeyLine(view.KeyRow{Key: k, CSRF: browser.CSRFToken(c), Now: h.Now()}))
 	})
 }
 
@@ -204,6 +205,6 @@ func (h *Handler) LiftBan(c *fiber.Ctx) error {
 		back = "/staff/usage"
 	}
 	return h.done(c, back, "The ban of key “"+k.Name+"” is lifted.", func() error {
-		return web.Render(c, nil, view.KeyLine(view.KeyRow{Key: k, CSRF: web.CSRFToken(c), Now: h.Now()}))
+		return web.Render(c, nil, view.KeyLine(view.KeyRow{Key: k, CSRF: browser.CSRFToken(c), Now: h.Now()}))
 	})
 }

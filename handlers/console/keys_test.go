@@ -11,6 +11,7 @@ import (
 	"petstore/handlers"
 	"petstore/handlers/handlerstest"
 	"petstore/web"
+	"petstore/web/browser/browsertest"
 	"petstore/web/ratelimit"
 )
 
@@ -44,7 +45,7 @@ func TestConsoleKeys(t *testing.T) {
 		}
 		issuedID = k.ID
 		row := p.Find("#key-" + handlerstest.Itoa(k.ID))
-		if got := handlerstest.Text(row); !contains(got, "Partner", k.Prefix, "customer", "pro", "300/min · 10,000/day", "active") {
+		if got := browsertest.Text(row); !contains(got, "Partner", k.Prefix, "customer", "pro", "300/min · 10,000/day", "active") {
 			t.Errorf("row = %q", got)
 		}
 		// Never again: the list does not hold the plain key.
@@ -54,30 +55,30 @@ func TestConsoleKeys(t *testing.T) {
 	})
 	t.Run("issue with invalid values", func(t *testing.T) {
 		p := b.Post("/staff/keys", url.Values{"name": {""}, "role": {"customer"}, "plan": {"enterprise"}}).WantStatus(http.StatusUnprocessableEntity)
-		if got := handlerstest.Text(p.ID("error-name-error")); got != "is required" {
+		if got := browsertest.Text(p.ID("error-name-error")); got != "is required" {
 			t.Errorf("name error = %q", got)
 		}
-		if got := handlerstest.Text(p.ID("error-perMinute-error")); got != "is required for enterprise keys" {
+		if got := browsertest.Text(p.ID("error-perMinute-error")); got != "is required for enterprise keys" {
 			t.Errorf("perMinute error = %q", got)
 		}
-		if got := handlerstest.Text(p.ID("error-perDay-error")); got != "is required for enterprise keys" {
+		if got := browsertest.Text(p.ID("error-perDay-error")); got != "is required for enterprise keys" {
 			t.Errorf("perDay error = %q", got)
 		}
 		p = b.Post("/staff/keys", url.Values{"name": {"Big"}, "role": {"customer"}, "plan": {"enterprise"}, "perMinute": {"0"}, "perDay": {"x"}}).WantStatus(http.StatusUnprocessableEntity)
-		if got := handlerstest.Text(p.ID("error-perMinute-error")); got != "must be a positive integer" {
+		if got := browsertest.Text(p.ID("error-perMinute-error")); got != "must be a positive integer" {
 			t.Errorf("perMinute error = %q", got)
 		}
-		if got := handlerstest.Text(p.ID("error-perDay-error")); got != "must be a positive integer" {
+		if got := browsertest.Text(p.ID("error-perDay-error")); got != "must be a positive integer" {
 			t.Errorf("perDay error = %q", got)
 		}
 		if v, _ := p.ID("key-name").Attr("value"); v != "Big" {
 			t.Errorf("the form lost the name: %q", v)
 		}
 		p = b.Post("/staff/keys", url.Values{"name": {"Big"}, "role": {"boss"}, "plan": {"gold"}}).WantStatus(http.StatusUnprocessableEntity)
-		if got := handlerstest.Text(p.ID("error-plan-error")); got != "must be one of free, pro, business, enterprise" {
+		if got := browsertest.Text(p.ID("error-plan-error")); got != "must be one of free, pro, business, enterprise" {
 			t.Errorf("plan error = %q", got)
 		}
-		if got := handlerstest.Text(p.ID("error-role-error")); got != "must be customer or staff" {
+		if got := browsertest.Text(p.ID("error-role-error")); got != "must be customer or staff" {
 			t.Errorf("role error = %q", got)
 		}
 	})
@@ -93,7 +94,7 @@ func TestConsoleKeys(t *testing.T) {
 			t.Fatalf("key = %+v", k)
 		}
 		p = b.Post("/staff/keys/"+handlerstest.Itoa(issuedID), url.Values{"name": {"Partner"}, "plan": {"enterprise"}, "perMinute": {"-3"}, "perDay": {"50"}}).WantStatus(http.StatusUnprocessableEntity)
-		if got := handlerstest.Text(p.ID("error-perMinute-error")); got != "must be a positive integer" {
+		if got := browsertest.Text(p.ID("error-perMinute-error")); got != "must be a positive integer" {
 			t.Errorf("perMinute error = %q", got)
 		}
 		// Back to a fixed plan: the limits fields are ignored.
@@ -107,11 +108,11 @@ func TestConsoleKeys(t *testing.T) {
 		a.BanKey(plain, 2, 2)
 		p := b.Get("/staff/keys").WantStatus(http.StatusOK)
 		row := p.Find("#key-" + handlerstest.Itoa(k.ID))
-		if got := handlerstest.Text(row.Find(`[data-testid="key-state"]`)); !contains(got, "banned", "15 min left") {
+		if got := browsertest.Text(row.Find(`[data-testid="key-state"]`)); !contains(got, "banned", "15 min left") {
 			t.Fatalf("state = %q", got)
 		}
 		p = b.HXPost("/staff/keys/"+handlerstest.Itoa(k.ID)+"/lift-ban", nil).WantStatus(http.StatusOK)
-		if got := handlerstest.Text(p.Find("#key-" + handlerstest.Itoa(k.ID) + ` [data-testid="key-state"]`)); got != "active" {
+		if got := browsertest.Text(p.Find("#key-" + handlerstest.Itoa(k.ID) + ` [data-testid="key-state"]`)); got != "active" {
 			t.Fatalf("state after lifting = %q", got)
 		}
 		if p.Header.Get("HX-Trigger") != "keys-changed" {
@@ -127,7 +128,7 @@ func TestConsoleKeys(t *testing.T) {
 	t.Run("revoke", func(t *testing.T) {
 		plain, k := a.IssueKey("doomed", db.RoleCustomer, db.PlanFree, 0, 0)
 		p := b.HXPost("/staff/keys/"+handlerstest.Itoa(k.ID)+"/revoke", nil).WantStatus(http.StatusOK)
-		if got := handlerstest.Text(p.Find(`[data-testid="key-state"]`)); got != "revoked" {
+		if got := browsertest.Text(p.Find(`[data-testid="key-state"]`)); got != "revoked" {
 			t.Fatalf("state = %q", got)
 		}
 		if p.ID("revoke-key").Length() != 0 {

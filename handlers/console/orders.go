@@ -8,6 +8,7 @@ import (
 	"petstore/db"
 	view "petstore/views/console"
 	"petstore/web"
+	"petstore/web/browser"
 )
 
 // Orders lists orders newest first; htmx refetches the table body
@@ -27,7 +28,7 @@ func (h *Handler) Orders(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	csrf := web.CSRFToken(c)
+	csrf := browser.CSRFToken(c)
 	v := view.OrdersView{CSRF: csrf, State: f.word, PetID: f.id, RowsURL: f.url(f.from)}
 	for _, o := range orders {
 		v.Rows = append(v.Rows, view.OrderRow{Order: o, CSRF: csrf})
@@ -95,5 +96,5 @@ func (h *Handler) renderOrderRow(c *fiber.Ctx, id int64, msg string) error {
 	if err != nil {
 		return err
 	}
-	return web.Render(c, nil, view.OrderLine(view.OrderRow{Order: o, CSRF: web.CSRFToken(c), Error: msg}))
+	return web.Render(c, nil, view.OrderLine(view.OrderRow{Order: o, CSRF: browser.CSRFToken(c), Error: msg}))
 }

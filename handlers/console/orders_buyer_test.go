@@ -10,6 +10,7 @@ import (
 	"petstore/db"
 	"petstore/db/dbtest"
 	"petstore/handlers/handlerstest"
+	"petstore/web/browser/browsertest"
 )
 
 // The orders page shows each order's price snapshot and total, and for a
@@ -45,7 +46,7 @@ func TestConsoleOrdersBuyerAndTotals(t *testing.T) {
 			t.Helper()
 			row := func(id int64) *goquery.Selection { return rows.Filter("#order-" + handlerstest.Itoa(id)) }
 			cell := func(id int64, testid string) string {
-				return handlerstest.Text(row(id).Find(`[data-testid="` + testid + `"]`))
+				return browsertest.Text(row(id).Find(`[data-testid="` + testid + `"]`))
 			}
 			for _, tc := range []struct {
 				order       int64
@@ -62,12 +63,12 @@ func TestConsoleOrdersBuyerAndTotals(t *testing.T) {
 				t.Errorf("buyer name = %q", got)
 			}
 			email := row(shop.ID).Find(`[data-testid="buyer-email"]`)
-			if href, _ := email.Attr("href"); href != "mailto:ada+pets@example.com" || handlerstest.Text(email) != "ada+pets@example.com" {
-				t.Errorf("buyer email = %q → %q", handlerstest.Text(email), href)
+			if href, _ := email.Attr("href"); href != "mailto:ada+pets@example.com" || browsertest.Text(email) != "ada+pets@example.com" {
+				t.Errorf("buyer email = %q → %q", browsertest.Text(email), href)
 			}
 			phone := row(shop.ID).Find(`[data-testid="buyer-phone"]`)
-			if href, _ := phone.Attr("href"); href != "tel:+442079460958" || handlerstest.Text(phone) != "+44 (20) 7946-0958" {
-				t.Errorf("buyer phone = %q → %q", handlerstest.Text(phone), href)
+			if href, _ := phone.Attr("href"); href != "tel:+442079460958" || browsertest.Text(phone) != "+44 (20) 7946-0958" {
+				t.Errorf("buyer phone = %q → %q", browsertest.Text(phone), href)
 			}
 			if got := cell(noPhone.Orders[0].ID, "order-buyer"); got != "Bob bob@example.org Storefront" {
 				t.Errorf("buyer without a phone = %q", got)
@@ -97,10 +98,10 @@ func TestConsoleOrdersBuyerAndTotals(t *testing.T) {
 			b.HXPost("/staff/orders/"+handlerstest.Itoa(shop.ID)+"/complete", nil).WantStatus(http.StatusOK)
 			p := b.HXPost("/staff/orders/"+handlerstest.Itoa(shop.ID)+"/cancel", nil).WantStatus(http.StatusConflict)
 			row := p.Find("#order-" + handlerstest.Itoa(shop.ID))
-			if got := handlerstest.Text(row.Find(`[data-testid="order-total"]`)); got != "2,500.00 EUR" {
+			if got := browsertest.Text(row.Find(`[data-testid="order-total"]`)); got != "2,500.00 EUR" {
 				t.Errorf("total = %q", got)
 			}
-			if got := handlerstest.Text(row.Find(`[data-testid="buyer-name"]`)); got != "Ada Lovelace" {
+			if got := browsertest.Text(row.Find(`[data-testid="buyer-name"]`)); got != "Ada Lovelace" {
 				t.Errorf("buyer = %q", got)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 
 	"petstore/db"
 	"petstore/handlers/handlerstest"
+	"petstore/web/browser/browsertest"
 )
 
 func TestConsoleOrders(t *testing.T) {
@@ -27,8 +28,8 @@ func TestConsoleOrders(t *testing.T) {
 	o1 := place(rex, 1, db.Owner{APIKeyID: a.CustID}) // Rex → pending
 	o2 := place(tom, 2, db.Owner{ShopperID: "browser-1"})
 	o3 := place(tom, 1, db.Owner{APIKeyID: a.CustID})
-	state := func(p *handlerstest.Page, id int64) string {
-		return handlerstest.Text(p.Find("#order-" + handlerstest.Itoa(id)).Find(`[data-testid="order-state"]`))
+	state := func(p *browsertest.Page, id int64) string {
+		return browsertest.Text(p.Find("#order-" + handlerstest.Itoa(id)).Find(`[data-testid="order-state"]`))
 	}
 
 	t.Run("list newest first with names", func(t *testing.T) {
@@ -41,10 +42,10 @@ func TestConsoleOrders(t *testing.T) {
 			t.Errorf("first row = order %s, want the newest %d", first, o3.ID)
 		}
 		r := p.Find("#order-" + handlerstest.Itoa(o2.ID))
-		if got := handlerstest.Text(r); !contains(got, "Tom", "Storefront", "open") {
+		if got := browsertest.Text(r); !contains(got, "Tom", "Storefront", "open") {
 			t.Errorf("row = %q", got)
 		}
-		if got := handlerstest.Text(p.Find("#order-" + handlerstest.Itoa(o1.ID))); !contains(got, "Rex", "API · customer") {
+		if got := browsertest.Text(p.Find("#order-" + handlerstest.Itoa(o1.ID))); !contains(got, "Rex", "API · customer") {
 			t.Errorf("row = %q", got)
 		}
 		p = b.Get("/staff/orders?pet=" + handlerstest.Itoa(tom.ID)).WantStatus(http.StatusOK)
@@ -86,7 +87,7 @@ func TestConsoleOrders(t *testing.T) {
 	})
 	t.Run("a complete order cannot be cancelled", func(t *testing.T) {
 		p := b.HXPost("/staff/orders/"+handlerstest.Itoa(o1.ID)+"/cancel", nil).WantStatus(http.StatusConflict)
-		if got := handlerstest.Text(p.Find("#order-" + handlerstest.Itoa(o1.ID) + " .field-error")); got != "Order "+handlerstest.Itoa(o1.ID)+" is complete and cannot be cancelled." {
+		if got := browsertest.Text(p.Find("#order-" + handlerstest.Itoa(o1.ID) + " .field-error")); got != "Order "+handlerstest.Itoa(o1.ID)+" is complete and cannot be cancelled." {
 			t.Errorf("message = %q", got)
 		}
 		if state(p, o1.ID) != "complete" {

@@ -10,7 +10,7 @@ import (
 
 	"petstore/db"
 	view "petstore/views/console"
-	"petstore/web"
+	"petstore/web/browser"
 )
 
 // petFormFields are the pet form's fields, named as the API's JSON
@@ -23,7 +23,7 @@ var petFormFields = []string{"name", "categoryId", "status", "price", "descripti
 // its value; an empty price is refused (0.00 is no fee, typed on purpose),
 // and an empty description, breed or birth date clears it.
 func petForm(c *fiber.Ctx, withStatus bool) (db.NewPet, view.PetFormView) {
-	v := view.PetFormView{CSRF: web.CSRFToken(c), Name: c.FormValue("name"), Status: c.FormValue("status"), Errors: view.FieldErrors{}}
+	v := view.PetFormView{CSRF: browser.CSRFToken(c), Name: c.FormValue("name"), Status: c.FormValue("status"), Errors: view.FieldErrors{}}
 	in := db.NewPet{Name: &v.Name}
 	if raw := strings.TrimSpace(c.FormValue("categoryId")); raw != "" {
 		id, err := strconv.ParseInt(raw, 10, 64)
@@ -83,7 +83,7 @@ func formHas(c *fiber.Ctx, name string) bool {
 // petFormOf is the edit form filled with the pet's stored values.
 func petFormOf(c *fiber.Ctx, p *db.Pet) view.PetFormView {
 	return view.PetFormView{
-		CSRF: web.CSRFToken(c), ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Status: p.Status, Current: p.Status,
+		CSRF: browser.CSRFToken(c), ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Status: p.Status, Current: p.Status,
 		Price: p.Price.String(), Description: deref(p.Description), Breed: deref(p.Breed), BirthDate: deref(p.BirthDate),
 		Errors: view.FieldErrors{},
 	}
@@ -130,7 +130,7 @@ func (h *Handler) renderPetForm(c *fiber.Ctx, status int, v view.PetFormView) er
 	}
 	v.Categories = cats
 	for _, f := range []*string{&v.Name, &v.Price, &v.Description, &v.Breed, &v.BirthDate} {
-		*f = printable(*f)
+		*f = browser.Printable(*f, true)
 	}
 	v.Currency = h.Store.Currency
 	v.Today = dayOf(h.Now()).Format(time.DateOnly)

@@ -13,6 +13,7 @@ import (
 	"petstore/db"
 	"petstore/db/dbtest"
 	"petstore/handlers/handlerstest"
+	"petstore/web/browser/browsertest"
 )
 
 // The pet form's shop fields of SPEC §14 (price, description, breed,
@@ -41,7 +42,7 @@ func TestConsolePetSellingFields(t *testing.T) {
 			}
 			return f
 		}
-		value := func(p *handlerstest.Page, id string) string {
+		value := func(p *browsertest.Page, id string) string {
 			if id == "description" {
 				return p.Find("#description").Text()
 			}
@@ -69,10 +70,10 @@ func TestConsolePetSellingFields(t *testing.T) {
 			p = b.Follow(p)
 			row := p.Find(`[data-testid="pet-row"]`).Last()
 			id = mustAtoi(t, row.AttrOr("data-pet-id", ""))
-			if got := handlerstest.Text(row.Find(`[data-testid="pet-price"]`)); got != "129.50 CHF" {
+			if got := browsertest.Text(row.Find(`[data-testid="pet-price"]`)); got != "129.50 CHF" {
 				t.Errorf("catalog price = %q", got)
 			}
-			if got := handlerstest.Text(row.Find(`[data-testid="pet-breed"]`)); got != "Beagle" {
+			if got := browsertest.Text(row.Find(`[data-testid="pet-breed"]`)); got != "Beagle" {
 				t.Errorf("catalog breed = %q", got)
 			}
 			wantPet(t, a, id, 12950, ptr("Calm.\nLoves walks."), ptr("Beagle"), &born)
@@ -89,7 +90,7 @@ func TestConsolePetSellingFields(t *testing.T) {
 			b.Post("/staff/pets/"+handlerstest.Itoa(id), form("price", " 1250 ", "birthDate", today, "breed", "Mixed", "description", long)).
 				WantRedirect("/staff/catalog")
 			wantPet(t, a, id, 125000, &longStored, ptr("Mixed"), &today)
-			if got := handlerstest.Text(b.Get("/staff/catalog").Find(`[data-pet-id="` + handlerstest.Itoa(id) + `"] [data-testid="pet-price"]`)); got != "1,250.00 CHF" {
+			if got := browsertest.Text(b.Get("/staff/catalog").Find(`[data-pet-id="` + handlerstest.Itoa(id) + `"] [data-testid="pet-price"]`)); got != "1,250.00 CHF" {
 				t.Errorf("catalog price = %q", got)
 			}
 		})
@@ -114,7 +115,7 @@ func TestConsolePetSellingFields(t *testing.T) {
 			} {
 				for _, path := range []string{"/staff/pets", "/staff/pets/" + handlerstest.Itoa(id)} {
 					p := b.Post(path, form(tc.field, tc.value, "name", "Rexy")).WantStatus(http.StatusUnprocessableEntity)
-					if got := handlerstest.Text(p.ID("error-" + tc.field + "-error")); got != tc.msg {
+					if got := browsertest.Text(p.ID("error-" + tc.field + "-error")); got != tc.msg {
 						t.Errorf("POST %s %s=%q: message %q, want %q", path, tc.field, short(tc.value), got, tc.msg)
 					}
 					if inv := p.Find("#"+tc.field).AttrOr("aria-invalid", ""); inv != "true" {
@@ -142,7 +143,7 @@ func TestConsolePetSellingFields(t *testing.T) {
 			// Every mistake at once: the form's own and the store's.
 			p := b.Post("/staff/pets", form("price", "", "breed", strings.Repeat("b", 101), "birthDate", tomorrow)).WantStatus(http.StatusUnprocessableEntity)
 			for field, want := range map[string]string{"price": "is required: 0.00 for no fee", "breed": "must be at most 100 characters", "birthDate": "must not be in the future"} {
-				if got := handlerstest.Text(p.ID("error-" + field + "-error")); got != want {
+				if got := browsertest.Text(p.ID("error-" + field + "-error")); got != want {
 					t.Errorf("together: %s message %q, want %q", field, got, want)
 				}
 			}

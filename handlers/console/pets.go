@@ -9,6 +9,7 @@ import (
 	"petstore/db"
 	view "petstore/views/console"
 	"petstore/web"
+	"petstore/web/browser"
 )
 
 // Catalog lists pets and categories with their edit and delete actions.
@@ -18,7 +19,7 @@ func (h *Handler) Catalog(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v := view.CatalogView{CSRF: web.CSRFToken(c)}
+	v := view.CatalogView{CSRF: browser.CSRFToken(c)}
 	var more bool
 	if v.Pets, more, err = h.Store.FindPets(ctx, db.PetFilter{Page: db.Page{AfterID: after, Limit: pageSize}}); err != nil {
 		return err
@@ -41,7 +42,7 @@ func (h *Handler) Catalog(c *fiber.Ctx) error {
 
 // NewPet is the form for a new pet: GET /staff/pets/new.
 func (h *Handler) NewPet(c *fiber.Ctx) error {
-	return h.renderPetForm(c, fiber.StatusOK, view.PetFormView{CSRF: web.CSRFToken(c), Status: db.StatusAvailable, Errors: view.FieldErrors{}})
+	return h.renderPetForm(c, fiber.StatusOK, view.PetFormView{CSRF: browser.CSRFToken(c), Status: db.StatusAvailable, Errors: view.FieldErrors{}})
 }
 
 // CreatePet adds a pet (Store.CreatePet).
@@ -54,7 +55,7 @@ func (h *Handler) CreatePet(c *fiber.Ctx) error {
 	if err != nil {
 		return h.petFormFailed(c, err, v)
 	}
-	return h.flashRedirect(c, "ok", "Pet “"+p.Name+"” created.", "/staff/catalog")
+	return h.flashRedirect(c, "Pet “"+p.Name+"” created.", "/staff/catalog")
 }
 
 // EditPet is a pet's form and, below it, its photos: GET
@@ -66,7 +67,7 @@ func (h *Handler) EditPet(c *fiber.Ctx) error {
 	}
 	v := petFormOf(c, p)
 	photos := h.photosView(c, p)
-	if photos.Message, err = h.takePhotosMessage(c); err != nil {
+	if photos.Message, err = h.takeFlash(c, photosFlash); err != nil {
 		return err
 	}
 	v.Photos = &photos
@@ -92,7 +93,7 @@ func (h *Handler) UpdatePet(c *fiber.Ctx) error {
 	if err != nil {
 		return h.petFormFailed(c, err, v)
 	}
-	return h.flashRedirect(c, "ok", "Pet “"+p.Name+"” saved.", "/staff/catalog")
+	return h.flashRedirect(c, "Pet “"+p.Name+"” saved.", "/staff/catalog")
 }
 
 // DeletePet soft-deletes a pet (Store.DeletePet); a pet with open
@@ -118,5 +119,5 @@ func deleteFromCatalog[T any](h *Handler, c *fiber.Ctx, param string, find func(
 	if err := del(c.UserContext(), id); err != nil {
 		return h.refused(c, err, "/staff/catalog", nil)
 	}
-	return h.flashRedirect(c, "ok", deleted(x), "/staff/catalog")
+	return h.flashRedirect(c, deleted(x), "/staff/catalog")
 }

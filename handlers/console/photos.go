@@ -12,8 +12,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"petstore/db"
-	view "petstore/views/console"
+	"petstore/views/components"
 	"petstore/web"
+	"petstore/web/browser"
 	"petstore/web/photo"
 )
 
@@ -38,7 +39,7 @@ func (h *Handler) photoLimits() photo.Limits {
 // UploadPhotos adds photos to a pet: POST /staff/pets/{petId}/photos, a
 // multipart form of one or more files named "photos", from the plain form
 // or console.js (which shows the upload's progress). The body is read a
-// part at a time (web.UploadParts), each file streamed through
+// part at a time (browser.UploadParts), each file streamed through
 // photo.Reencode with its own 8 MiB limit, so memory holds one image at a
 // time however many are sent. A file that is not an image, too large or
 // too many pixels is refused with its reason while the others are stored;
@@ -50,9 +51,9 @@ func (h *Handler) UploadPhotos(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	parts, err := web.UploadParts(c)
-	if errors.Is(err, web.ErrNotMultipart) {
-		return h.photosDone(c, p.ID, fiber.StatusOK, view.Flash{Kind: "error", Text: "Choose one or more photos to upload."}, "photos-status")
+	parts, err := browser.UploadParts(c)
+	if errors.Is(err, browser.ErrNotMultipart) {
+		return h.photosDone(c, p.ID, fiber.StatusOK, components.Flash{Kind: components.FlashError, Text: "Choose one or more photos to upload."}, "photos-status")
 	} else if err != nil {
 		return err
 	}
@@ -158,7 +159,7 @@ func fullReason(pet string) string {
 
 // readFailure says why the rest of an upload could not be read.
 func readFailure(err error, limit int64) string {
-	if errors.Is(err, web.ErrUploadTooLarge) {
+	if errors.Is(err, browser.ErrUploadTooLarge) {
 		return fmt.Sprintf("The upload is larger than %s: the rest of it was not read.", mebibytes(limit))
 	}
 	return "The rest of the upload could not be read."
@@ -178,11 +179,11 @@ const maxMessageBytes = 1000
 // message is the outcome as the photos section shows it: what was added,
 // then a line per file not added, as many as fit maxMessageBytes (names
 // are cut to 40 characters), then how many more were not.
-func (o uploadOutcome) message() view.Flash {
+func (o uploadOutcome) message() components.Flash {
 	var summary string
 	switch {
 	case o.files == 0 && o.stopped == "":
-		return view.Flash{Kind: "error", Text: "Choose one or more photos to upload."}
+		return components.Flash{Kind: components.FlashError, Text: "Choose one or more photos to upload."}
 	case o.added == 1:
 		summary = "Added 1 photo."
 	case o.added > 1:
@@ -198,9 +199,9 @@ func (o uploadOutcome) message() view.Flash {
 	} else if n > 1 {
 		summary += fmt.Sprintf(" %d files were not added:", n)
 	}
-	kind := "ok"
+	kind := components.FlashSuccess
 	if len(o.refused) > 0 || o.stopped != "" {
-		kind = "error"
+		kind = components.FlashError
 	}
 	lines, size := []string{summary}, len(summary)
 	for i, line := range o.refused {
@@ -210,13 +211,13 @@ func (o uploadOutcome) message() view.Flash {
 		}
 		lines, size = append(lines, line), size+len(line)+1
 	}
-	return view.Flash{Kind: kind, Text: strings.Join(lines, "\n")}
+	return components.Flash{Kind: kind, Text: strings.Join(lines, "\n")}
 }
 
 // fileLabel is a file's name as a message may show it: printable, one
 // line, at most 40 characters, in quotes.
 func fileLabel(name string) string {
-	name = strings.Join(strings.Fields(printable(name)), " ")
+	name = strings.Join(strings.Fields(browser.Printable(name, true)), " ")
 	if utf8.RuneCountInString(name) > 40 {
 		name = string([]rune(name)[:39]) + "…"
 	}

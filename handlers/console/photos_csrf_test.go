@@ -10,6 +10,7 @@ import (
 
 	"petstore/db/dbtest"
 	"petstore/handlers/handlerstest"
+	"petstore/web/browser/browsertest"
 )
 
 // TestConsolePhotoUploadRefused: an upload without the session's CSRF
@@ -30,7 +31,7 @@ func TestConsolePhotoUploadRefused(t *testing.T) {
 			t.Fatalf("tokens: %q and %q", other.CSRF, b.CSRF)
 		}
 
-		refused := func(t *testing.T, p *handlerstest.Page) {
+		refused := func(t *testing.T, p *browsertest.Page) {
 			t.Helper()
 			if p.Status != http.StatusForbidden {
 				t.Errorf("status %d, want 403: %s", p.Status, p.Body)
@@ -139,7 +140,7 @@ func TestConsolePhotoUploadHostile(t *testing.T) {
 				if msg.Length() != 1 {
 					t.Errorf("%s (js %v): no outcome shown", name, js)
 				}
-				if text := handlerstest.Text(msg); strings.ContainsAny(text, "\x00\x1b") || !utf8.ValidString(text) || len(text) > 1000 {
+				if text := browsertest.Text(msg); strings.ContainsAny(text, "\x00\x1b") || !utf8.ValidString(text) || len(text) > 1000 {
 					t.Errorf("%s (js %v): the outcome shows %q", name, js, text)
 				}
 			}
@@ -159,7 +160,7 @@ func TestConsolePhotoUploadHostile(t *testing.T) {
 		p := b.Get("/staff/pets/" + handlerstest.Itoa(rex.ID) + "/edit").WantStatus(http.StatusOK)
 		p.WantText("photos-message", "No photo was added. 8 files were not added:")
 		items := p.ID("photos-refused").Find("li")
-		if last := handlerstest.Text(items.Last()); items.Length() < 2 || !strings.HasPrefix(last, "and ") || !strings.HasSuffix(last, " more files.") {
+		if last := browsertest.Text(items.Last()); items.Length() < 2 || !strings.HasPrefix(last, "and ") || !strings.HasSuffix(last, " more files.") {
 			t.Errorf("refused files listed: %d, the last %q", items.Length(), last)
 		}
 	})

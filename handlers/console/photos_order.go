@@ -8,16 +8,10 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"petstore/db"
+	"petstore/views/components"
 	view "petstore/views/console"
 	"petstore/web"
-)
-
-// Session keys of a photo action's outcome. The edit page the action goes
-// back to opens at its photos section (#photos), so the outcome is shown
-// there rather than in the flash at the top of the page.
-const (
-	keyPhotosKind = "photosKind"
-	keyPhotosText = "photosText"
+	"petstore/web/browser"
 )
 
 // ReorderPhotos puts a pet's photos in a new order: POST
@@ -45,9 +39,9 @@ func (h *Handler) ReorderPhotos(c *fiber.Ctx) error {
 	moved, _ := strconv.ParseInt(c.FormValue("moved"), 10, 64)
 	i := slices.IndexFunc(after.Photos, func(ph db.Photo) bool { return ph.ID == moved })
 	if i < 0 {
-		return h.photosDone(c, p.ID, fiber.StatusOK, view.Flash{Kind: "ok", Text: "Photos reordered."}, "photos-status")
+		return h.photosDone(c, p.ID, fiber.StatusOK, components.Flash{Kind: components.FlashSuccess, Text: "Photos reordered."}, "photos-status")
 	}
-	msg := view.Flash{Kind: "ok", Text: fmt.Sprintf("Photo moved to place %d of %d.", i+1, len(after.Photos))}
+	msg := components.Flash{Kind: components.FlashSuccess, Text: fmt.Sprintf("Photo moved to place %d of %d.", i+1, len(after.Photos))}
 	return h.photosDone(c, p.ID, fiber.StatusOK, msg, moveFocus(after.Photos, i, c.FormValue("dir")))
 }
 
@@ -110,62 +104,40 @@ func (h *Handler) DeletePhoto(c *fiber.Ctx) error {
 	} else if err != nil {
 		return err
 	}
-	return h.photosDone(c, p.ID, fiber.StatusOK, view.Flash{Kind: "ok", Text: fmt.Sprintf("Photo %d deleted.", i+1)}, "photos-status")
+	return h.photosDone(c, p.ID, fiber.StatusOK, components.Flash{Kind: components.FlashSuccess, Text: fmt.Sprintf("Photo %d deleted.", i+1)}, "photos-status")
 }
 
 // photosRefused answers a photo action the store refused: the section as
 // it is now with why (409 for htmx, which swaps it), or the edit page.
 func (h *Handler) photosRefused(c *fiber.Ctx, petID int64, why string) error {
-	return h.photosDone(c, petID, fiber.StatusConflict, view.Flash{Kind: "error", Text: why}, "photos-status")
+	return h.photosDone(c, petID, fiber.StatusConflict, components.Flash{Kind: components.FlashError, Text: why}, "photos-status")
 }
 
 // photosDone ends a photo action: for htmx and console.js the pet's photos
 // section with msg (status, and focus on the control named), else 303 back
-// to the edit page at the section, msg kept in the session for it.
-func (h *Handler) photosDone(c *fiber.Ctx, petID int64, status int, msg view.Flash, focus string) error {
-	if web.IsHTMX(c) {
-		p, err := h.Store.FindPetByID(c.UserContext(), petID)
-		if err != nil {
-			return err
-		}
-		v := h.photosView(c, p)
-		v.Message, v.Focus = msg, focus
-		c.Status(status)
-		return web.Render(c, view.PhotosSection(v), nil)
-	}
-	sess, err := h.session(c)
-	if err != nil {
-		return err
-	}
-	sess.Values[keyPhotosKind], sess.Values[keyPhotosText] = msg.Kind, msg.Text
-	if err := h.Sessions.Save(c, sess); err != nil {
-		return err
-	}
-	return c.Redirect("/staff/pets/"+strconv.FormatInt(petID, 10)+"/edit#photos", fiber.StatusSeeOther)
+// to the edit page at the section, msg kept in the session for it
+// (photosFlash).
+func (h *Handler) photosDone(c *fiber.Ctx, petID int64, status int, msg components.Flash, focus string) error {
+	return h.reply(c, browser.Reply{
+		To:    "/staff/pets/" + strconv.FormatInt(petID, 10) + "/edit#photos",
+		Flash: msg, Flashes: photosFlash, Status: status,
+		Fragment: func() error {
+			p, err := h.Store.FindPetByID(c.UserContext(), petID)
+			if err != nil {
+				return err
+			}
+			v := h.photosView(c, p)
+			v.Message, v.Focus = msg, focus
+			return web.Render(c, view.PhotosSection(v), nil)
+		},
+	})
 }
 
 // photosView is a pet's photos section, without a message.
 func (h *Handler) photosView(c *fiber.Ctx, p *db.Pet) view.PhotosView {
 	l := h.photoLimits()
 	return view.PhotosView{
-		CSRF: web.CSRFToken(c), PetID: p.ID, PetName: p.Name, Photos: p.Photos,
+		CSRF: browser.CSRFToken(c), PetID: p.ID, PetName: p.Name, Photos: p.Photos,
 		Limits: fmt.Sprintf("JPEG, PNG, GIF or WebP, each at most %s and %d megapixels.", mebibytes(l.MaxBytes), l.MaxPixels/1_000_000),
 	}
-}
-
-// takePhotosMessage takes a photo action's outcome out of the session,
-// for the edit page it went back to.
-func (h *Handler) takePhotosMessage(c *fiber.Ctx) (view.Flash, error) {
-	sess, err := h.session(c)
-	if err != nil {
-		return view.Flash{}, err
-	}
-	text, _ := sess.Values[keyPhotosText].(string)
-	if text == "" {
-		return view.Flash{}, nil
-	}
-	kind, _ := sess.Values[keyPhotosKind].(string)
-	delete(sess.Values, keyPhotosKind)
-	delete(sess.Values, keyPhotosText)
-	return view.Flash{Kind: kind, Text: text}, h.Sessions.Save(c, sess)
 }

@@ -12,6 +12,7 @@ import (
 	"petstore/db"
 	"petstore/db/dbtest"
 	"petstore/handlers/handlerstest"
+	"petstore/web/browser/browsertest"
 )
 
 // TestConsolePhotoOrder moves and deletes a pet's photos with the forms of
@@ -41,7 +42,7 @@ func TestConsolePhotoOrder(t *testing.T) {
 			}
 		}
 		// moveForm is what a move button's form posts, read from the page.
-		moveForm := func(p *handlerstest.Page, photo *db.Photo, dir string) url.Values {
+		moveForm := func(p *browsertest.Page, photo *db.Photo, dir string) url.Values {
 			t.Helper()
 			form := p.Find(`[data-photo-id="` + handlerstest.Itoa(photo.ID) + `"] [data-testid="move-` + dir + `"]`).Closest("form")
 			if form.Length() != 1 || form.AttrOr("action", "") != order {

@@ -13,6 +13,7 @@ import (
 	"petstore/db"
 	"petstore/db/dbtest"
 	"petstore/handlers/handlerstest"
+	"petstore/web/browser/browsertest"
 	"petstore/web/photo/phototest"
 )
 
@@ -209,6 +210,6 @@ func gifOf(t *testing.T, w, h int) []byte {
 // linesOf is the text of each element of a selection.
 func linesOf(s *goquery.Selection) []string {
 	var out []string
-	s.Each(func(_ int, el *goquery.Selection) { out = append(out, handlerstest.Text(el)) })
+	s.Each(func(_ int, el *goquery.Selection) { out = append(out, browsertest.Text(el)) })
 	return out
 }

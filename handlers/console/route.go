@@ -5,6 +5,7 @@ import (
 
 	"petstore/db"
 	"petstore/web"
+	"petstore/web/browser"
 )
 
 // Prefix is where the console is mounted.
@@ -33,7 +34,7 @@ func FormLimited() Option { return func(o *routeOptions) { o.formLimit = true } 
 func Check(h fiber.Handler) Option { return func(o *routeOptions) { o.checks = append(o.checks, h) } }
 
 // Body lets the route take a body of up to max bytes, which its handler
-// reads itself, part by part (web.Route.Body, web.UploadParts).
+// reads itself, part by part (web.Route.Body, browser.UploadParts).
 func Body(max int64) Option { return func(o *routeOptions) { o.body = max } }
 
 // Streaming: the route answers with an open stream (web.Route.Streaming).
@@ -44,7 +45,7 @@ func Streaming() Option { return func(o *routeOptions) { o.streaming = true } }
 // no caching and CSRF, then the sign-in unless it is Public.
 func New(h Handler) *Handler {
 	h.surface = &web.Surface{Errors: RenderError, Prefix: Prefix}
-	h.csrf = web.CSRF(h.Sessions, SessionName)
+	h.csrf = browser.CSRF(h.Sessions, SessionName)
 	return &h
 }
 

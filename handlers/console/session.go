@@ -5,82 +5,86 @@ import (
 	"slices"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/gorilla/sessions"
 
 	"petstore/db"
+	"petstore/views/components"
 	view "petstore/views/console"
 	"petstore/web"
+	"petstore/web/browser"
 )
 
 // SessionName names the console's cookie, separate from the shop's:
-// signed and encrypted by web.Sessions, HttpOnly and SameSite=Lax, Secure
-// behind TLS. It holds the sign-in's session id (the sign-in itself lives
-// in the database, so signing out ends it on every instance), a flash
-// message and the CSRF token (web.CSRF's own "csrf" key).
+// signed and encrypted by browser.Sessions, HttpOnly and SameSite=Lax,
+// Secure behind TLS. It holds the sign-in's session id (the sign-in itself
+// lives in the database, so signing out ends it on every instance), the
+// flash messages and the CSRF token (browser.CSRF's own "csrf" key).
 const SessionName = "petstore_staff"
 
-// Session keys of the console's cookie.
-const (
-	keyStaffSession = "sid"
-	keyFlashKind    = "flashKind"
-	keyFlashText    = "flash"
+// keyStaffSession is the session key of the sign-in's id.
+const keyStaffSession = "sid"
+
+// pageFlash is the message at the top of the next page (the newest only),
+// photosFlash a photo action's outcome, shown in the photos section of the
+// edit page the action goes back to (#photos) rather than at the top.
+var (
+	pageFlash   = browser.Flashes{Keep: 1}
+	photosFlash = browser.Flashes{Key: "photos", Keep: 1}
 )
 
 // session is the request's console session.
-func (h *Handler) session(c *fiber.Ctx) (*sessions.Session, error) {
+func (h *Handler) session(c *fiber.Ctx) (*browser.Session, error) {
 	return h.Sessions.Get(c, SessionName)
 }
 
-// flash keeps a message for the next page the browser loads.
-func (h *Handler) flash(c *fiber.Ctx, kind, text string) error {
+// flashRedirect ends a console form post that worked: the message for the
+// next page, then 303 to it (Post/Redirect/Get), htmx's request too.
+func (h *Handler) flashRedirect(c *fiber.Ctx, text, to string) error {
+	return h.reply(c, browser.Reply{To: to, Flash: components.Flash{Kind: components.FlashSuccess, Text: text}})
+}
+
+// reply ends a console form post as r says (browser.Reply), its message
+// for the top of the next page unless r says otherwise.
+func (h *Handler) reply(c *fiber.Ctx, r browser.Reply) error {
 	sess, err := h.session(c)
 	if err != nil {
 		return err
 	}
-	sess.Values[keyFlashKind], sess.Values[keyFlashText] = kind, text
-	return h.Sessions.Save(c, sess)
-}
-
-// flashRedirect ends a console form post: the message for the next page,
-// then 303 to it (Post/Redirect/Get).
-func (h *Handler) flashRedirect(c *fiber.Ctx, kind, text, to string) error {
-	if err := h.flash(c, kind, text); err != nil {
-		return err
+	if r.Flashes == (browser.Flashes{}) {
+		r.Flashes = pageFlash
 	}
-	return c.Redirect(to, fiber.StatusSeeOther)
+	return r.Send(c, sess)
 }
 
 // chrome builds the frame of a full page and takes the flash
 // message out of the session.
 func (h *Handler) chrome(c *fiber.Ctx, title, nav string) (view.Chrome, error) {
-	ch := view.Chrome{Title: title, Nav: nav, CSRF: web.CSRFToken(c)}
+	ch := view.Chrome{Title: title, Nav: nav, CSRF: browser.CSRFToken(c)}
 	if u := currentStaff(c); u != nil {
 		ch.User = u.Username
 	}
 	ch.RedisDown = h.Shared != nil && !h.Shared.Healthy()
+	f, err := h.takeFlash(c, pageFlash)
+	ch.Flash = f
+	return ch, err
+}
+
+// takeFlash takes the message waiting in q, if any.
+func (h *Handler) takeFlash(c *fiber.Ctx, q browser.Flashes) (components.Flash, error) {
 	sess, err := h.session(c)
 	if err != nil {
-		return ch, err
+		return components.Flash{}, err
 	}
-	if text, _ := sess.Values[keyFlashText].(string); text != "" {
-		kind, _ := sess.Values[keyFlashKind].(string)
-		ch.Flash = view.Flash{Kind: kind, Text: text}
-		delete(sess.Values, keyFlashText)
-		delete(sess.Values, keyFlashKind)
-		if err := h.Sessions.Save(c, sess); err != nil {
-			return ch, err
-		}
+	list, err := q.Take(sess)
+	if err != nil || len(list) == 0 {
+		return components.Flash{}, err
 	}
-	return ch, nil
+	return list[len(list)-1], nil
 }
 
 // done answers a successful action: the fragment for htmx, else a
 // redirect to back with a flash message (the forms work without JS too).
 func (h *Handler) done(c *fiber.Ctx, back, msg string, fragment func() error) error {
-	if web.IsHTMX(c) {
-		return fragment()
-	}
-	return h.flashRedirect(c, "ok", msg, back)
+	return h.reply(c, browser.Reply{To: back, Flash: components.Flash{Kind: components.FlashSuccess, Text: msg}, Fragment: fragment})
 }
 
 // refused answers an action the store refused with a user-caused
@@ -95,11 +99,11 @@ func (h *Handler) refused(c *fiber.Ctx, err error, back string, fragment func(ms
 	if len(coded.Details) > 0 {
 		_, msg = view.FieldErrorsOf(coded)
 	}
-	if web.IsHTMX(c) && fragment != nil {
-		c.Status(status)
-		return fragment(msg)
+	r := browser.Reply{To: back, Flash: components.Flash{Kind: components.FlashError, Text: msg}, Status: status}
+	if fragment != nil {
+		r.Fragment = func() error { return fragment(msg) }
 	}
-	return h.flashRedirect(c, "error", msg, back)
+	return h.reply(c, r)
 }
 
 // refusalOf is the store's refusal err, when it is one the page shows

@@ -10,6 +10,7 @@ import (
 	"petstore/db"
 	view "petstore/views/console"
 	"petstore/web"
+	"petstore/web/browser"
 )
 
 // usageSorts are the orders of the usage page; the first is the default.
@@ -23,7 +24,7 @@ func (h *Handler) Usage(c *fiber.Ctx) error {
 	if !slices.Contains(usageSorts, sort) {
 		return web.BadParam("sort", "must be one of %s", strings.Join(usageSorts, ", "))
 	}
-	v := view.UsageView{CSRF: web.CSRFToken(c), Now: h.Now(), Sort: sort}
+	v := view.UsageView{CSRF: browser.CSRFToken(c), Now: h.Now(), Sort: sort}
 	for page := (db.Page{Limit: db.MaxLimit}); ; {
 		keys, more, err := h.Store.FindAPIKeys(ctx, page)
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"petstore/db"
 	"petstore/handlers"
 	"petstore/handlers/handlerstest"
+	"petstore/web/browser/browsertest"
 	"petstore/web/ratelimit"
 )
 
@@ -23,9 +24,9 @@ func TestConsoleUsage(t *testing.T) {
 	b := a.SignedIn(t)
 	busy, k := a.IssueKey("busy", db.RoleCustomer, db.PlanEnterprise, 3, 100)
 	quiet, q := a.IssueKey("quiet", db.RoleCustomer, db.PlanFree, 0, 0)
-	cell := func(p *handlerstest.Page, id int64, testid string) string {
+	cell := func(p *browsertest.Page, id int64, testid string) string {
 		t.Helper()
-		return handlerstest.Text(p.Find(`[data-testid="usage-row"][data-key-id="` + handlerstest.Itoa(id) + `"] [data-testid="` + testid + `"]`))
+		return browsertest.Text(p.Find(`[data-testid="usage-row"][data-key-id="` + handlerstest.Itoa(id) + `"] [data-testid="` + testid + `"]`))
 	}
 
 	t.Run("counts after API calls", func(t *testing.T) {
@@ -72,7 +73,7 @@ func TestConsoleUsage(t *testing.T) {
 		if rects.Length() != 1 || !rects.HasClass("now") || !rects.HasClass("full") {
 			t.Fatalf("bars = %d, class %q; want one bar for the current minute, at the limit", rects.Length(), rects.AttrOr("class", ""))
 		}
-		if got := handlerstest.Text(rects.Find("title")); got != "10:00 UTC: 3 requests" {
+		if got := browsertest.Text(rects.Find("title")); got != "10:00 UTC: 3 requests" {
 			t.Errorf("bar title = %q", got)
 		}
 		// A minute later, the old minute moves left and the new one is empty.
@@ -106,7 +107,7 @@ func TestConsoleUsage(t *testing.T) {
 	})
 	t.Run("sorting and the polled panel", func(t *testing.T) {
 		p := b.Get("/staff/usage?sort=name")
-		if first := handlerstest.Text(p.ID("usage-key").First()); first != "busy" {
+		if first := browsertest.Text(p.ID("usage-key").First()); first != "busy" {
 			t.Errorf("first by name = %q", first)
 		}
 		if p.Find(`th[aria-sort="ascending"]`).Length() != 1 {
@@ -137,15 +138,15 @@ func TestConsoleDashboard(t *testing.T) {
 	two := a.SeedPet("Two left", 2)
 	p := b.Get("/staff").WantStatus(http.StatusOK)
 	for id, want := range map[string]string{"count-available": "2", "count-pending": "1", "count-sold": "1", "count-open-orders": "1", "count-keys": "3", "count-bans": "0"} {
-		if got := handlerstest.Text(p.ID(id).Find(".value")); got != want {
+		if got := browsertest.Text(p.ID(id).Find(".value")); got != want {
 			t.Errorf("%s = %q, want %q", id, got, want)
 		}
 	}
 	rows := p.ID("low-stock-row")
-	if rows.Length() != 1 || !contains(handlerstest.Text(rows), "Two left", "2") {
-		t.Errorf("low stock = %q", handlerstest.Text(rows))
+	if rows.Length() != 1 || !contains(browsertest.Text(rows), "Two left", "2") {
+		t.Errorf("low stock = %q", browsertest.Text(rows))
 	}
-	if got := handlerstest.Text(p.ID("recent-orders")); !contains(got, "Last one") {
+	if got := browsertest.Text(p.ID("recent-orders")); !contains(got, "Last one") {
 		t.Errorf("recent orders = %q", got)
 	}
 	if _, ok := p.Find("main").Attr("sse-connect"); !ok {
@@ -201,7 +202,7 @@ func TestConsoleRedisWarning(t *testing.T) {
 		h.Shared = shared
 		c.Store = shared
 	})
-	b := a.SignedIn(t) // the sign-in post is counted through Redis (web.WebLimit)
+	b := a.SignedIn(t) // the sign-in post is counted through Redis (browser.WebLimit)
 	if b.Get("/staff").ID("redis-warning").Length() != 0 {
 		t.Fatalf("warning shown while Redis answers")
 	}

@@ -20,6 +20,7 @@ import (
 	"petstore/db/dbtest"
 	"petstore/handlers"
 	"petstore/web"
+	"petstore/web/browser"
 	"petstore/web/events"
 	"petstore/web/openapi"
 	"petstore/web/ratelimit"
@@ -131,7 +132,7 @@ func NewOn(t *testing.T, open dbtest.Open, opts ...Option) *App {
 	rlc := ratelimit.Config{Bans: store, Now: clk.Now}
 	h := &handlers.Handler{
 		Store: store, Logger: logger, Events: hub, Now: clk.Now,
-		Sessions: web.NewSessions([][]byte{[]byte("0123456789abcdef0123456789abcdef")}),
+		Sessions: browser.NewSessions([][]byte{[]byte("0123456789abcdef0123456789abcdef")}),
 		Metrics:  web.NewMetrics(store.DB().DB),
 		Config:   Deprecation(clk),
 	}

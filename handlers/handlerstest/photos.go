@@ -12,6 +12,7 @@ import (
 	"net/textproto"
 	"testing"
 
+	"petstore/web/browser/browsertest"
 	"petstore/web/photo/phototest"
 )
 
@@ -146,7 +147,7 @@ func PhotoForm(tb testing.TB, token string, files ...UploadFile) ([]byte, string
 // Upload posts a multipart body (PhotoForm) to the console: as the plain
 // form does, or with js as console.js does (HX-Request, and the CSRF
 // token in the X-CSRF-Token header).
-func (b *Browser) Upload(path string, body []byte, contentType string, js bool) *Page {
+func (b *Browser) Upload(path string, body []byte, contentType string, js bool) *browsertest.Page {
 	b.T.Helper()
 	r := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
 	r.Header.Set("Content-Type", contentType)

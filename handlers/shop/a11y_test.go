@@ -15,7 +15,7 @@ import (
 func TestShopResultsCount(t *testing.T) {
 	a := handlerstest.New(t)
 	s := catalogSeed(t, a)
-	c := handlerstest.NewShopClient(t, a)
+	c := a.Shopper(t)
 	cats := handlerstest.Itoa(s.Cats["Cats"].ID)
 
 	for _, tc := range []struct{ path, want string }{
@@ -40,7 +40,7 @@ func TestShopResultsCount(t *testing.T) {
 			t.Errorf("%s: the region is inside #results, which htmx replaces", tc.path)
 		}
 
-		hx := c.Get(tc.path, true).WantStatus(http.StatusOK)
+		hx := c.HX(tc.path).WantStatus(http.StatusOK)
 		oob := hx.Find("#results-count")
 		if oob.Length() != 1 || oob.AttrOr("hx-swap-oob", "") != "innerHTML" {
 			t.Fatalf("%s: htmx answer has no out-of-band count:\n%s", tc.path, hx.Body)
@@ -61,14 +61,14 @@ func TestShopResultsCountPaged(t *testing.T) {
 		specs = append(specs, handlerstest.ShopPetSpec{Cat: "Fish", Name: fmt.Sprintf("Fish %02d", i), Stock: 1})
 	}
 	handlerstest.SeedShop(t, a, specs...)
-	c := handlerstest.NewShopClient(t, a)
+	c := a.Shopper(t)
 
 	first := c.Get("/")
 	if got := strings.TrimSpace(first.Find("#results-count").Text()); got != "More than 12 pets found." {
 		t.Errorf("first page count = %q", got)
 	}
-	next := first.TestID("load-more-link").AttrOr("href", "")
-	if more := c.Get(next, true); more.Find("#results-count").Length() != 0 {
+	next := first.ID("load-more-link").AttrOr("href", "")
+	if more := c.HX(next); more.Find("#results-count").Length() != 0 {
 		t.Errorf("load more replaces the count:\n%s", more.Body)
 	}
 	if got := strings.TrimSpace(c.Get(next).Find("#results-count").Text()); got != "3 more pets found." {
@@ -85,7 +85,7 @@ func TestShopMetaDescription(t *testing.T) {
 		handlerstest.ShopPetSpec{Cat: "Dogs", Name: name, Stock: 3},
 		handlerstest.ShopPetSpec{Cat: "Cats", Name: "Milo", Stock: 0},
 	)
-	c := handlerstest.NewShopClient(t, a)
+	c := a.Shopper(t)
 
 	description := func(path string) string {
 		t.Helper()

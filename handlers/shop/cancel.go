@@ -10,6 +10,7 @@ import (
 	"petstore/db"
 	"petstore/views/components"
 	view "petstore/views/shop"
+	"petstore/web/browser"
 )
 
 // CancelOrder cancels one of this browser's open orders and puts its
@@ -31,7 +32,7 @@ func (h *Handler) CancelOrder(c *fiber.Ctx) error {
 		return err
 	}
 	f := components.Flash{Kind: components.FlashSuccess, Text: text}
-	if !isPartial(c) {
+	if !browser.Partial(c) {
 		return h.afterPost(c, st, f, "/orders", nil)
 	}
 	v, err := h.ordersView(ctx, st)

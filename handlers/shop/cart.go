@@ -10,6 +10,7 @@ import (
 	"petstore/views/components"
 	view "petstore/views/shop"
 	"petstore/web"
+	"petstore/web/browser"
 )
 
 // Cart is the cart page: GET /cart, with the checkout form.
@@ -60,7 +61,7 @@ func (h *Handler) cartView(c *fiber.Ctx, st *shopState) (view.CartView, error) {
 // else the whole page, with status (422).
 func (h *Handler) renderCart(c *fiber.Ctx, st *shopState, v view.CartView, status int) error {
 	c.Status(status)
-	if isPartial(c) {
+	if browser.Partial(c) {
 		v.Chrome = partialChrome(c, st)
 		return web.Render(c, nil, templ.Join(view.CartPart(v), view.Chromed(v.Chrome)))
 	}

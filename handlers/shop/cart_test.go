@@ -12,7 +12,7 @@ import (
 func TestShopPetPage(t *testing.T) {
 	a := handlerstest.New(t)
 	s := catalogSeed(t, a)
-	c := handlerstest.NewShopClient(t, a)
+	c := a.Shopper(t)
 
 	r := c.Get("/pets/" + handlerstest.Itoa(s.Pets["Rex"].ID)).WantStatus(http.StatusOK)
 	for id, want := range map[string]string{"pet-name": "Rex", "category": "Dogs", "status": "Available", "stock": "3 in stock"} {
@@ -23,7 +23,7 @@ func TestShopPetPage(t *testing.T) {
 	if n := r.Find("h1").Length(); n != 1 {
 		t.Errorf("%d h1, want 1", n)
 	}
-	f := r.TestID("order-form").Find("form")
+	f := r.ID("order-form").Find("form")
 	if m, _ := f.Attr("method"); m != "post" || f.AttrOr("action", "") != "/cart" {
 		t.Errorf("order form %s %s, want post /cart", m, f.AttrOr("action", ""))
 	}
@@ -38,7 +38,7 @@ func TestShopPetPage(t *testing.T) {
 	}
 
 	sold := c.Get("/pets/" + handlerstest.Itoa(s.Pets["Bella"].ID)).WantStatus(http.StatusOK)
-	if sold.TestID("add-to-cart").Length() != 0 || sold.TestID("unavailable").Length() != 1 {
+	if sold.ID("add-to-cart").Length() != 0 || sold.ID("unavailable").Length() != 1 {
 		t.Error("a sold pet offers the order form")
 	}
 
@@ -46,7 +46,7 @@ func TestShopPetPage(t *testing.T) {
 		"/pets/abc": 400, "/pets/0": 400, "/pets/-3": 400, "/pets/99999999999999999999": 400, "/pets/424242": 404,
 	} {
 		r := c.Get(path).WantStatus(status)
-		if r.TestID("error").Length() != 1 || r.TestID("nav-cart").Length() != 1 {
+		if r.ID("error").Length() != 1 || r.ID("nav-cart").Length() != 1 {
 			t.Errorf("%s: not a shop error page", path)
 		}
 	}
@@ -59,7 +59,7 @@ func TestShopPetPage(t *testing.T) {
 func TestShopAddToCart(t *testing.T) {
 	a := handlerstest.New(t)
 	s := catalogSeed(t, a)
-	c := handlerstest.NewShopClient(t, a)
+	c := a.Shopper(t)
 	rex, milo := handlerstest.Itoa(s.Pets["Rex"].ID), handlerstest.Itoa(s.Pets["Milo"].ID)
 
 	c.Post("/cart", handlerstest.Form("pet_id", rex, "quantity", "2")).WantRedirect("/cart")
@@ -73,7 +73,7 @@ func TestShopAddToCart(t *testing.T) {
 	if got := r.Texts("line-name"); !slices.Equal(got, []string{"Rex"}) {
 		t.Errorf("lines = %q", got)
 	}
-	if got := r.TestID("line-quantity").AttrOr("value", ""); got != "2" {
+	if got := r.ID("line-quantity").AttrOr("value", ""); got != "2" {
 		t.Errorf("quantity = %q", got)
 	}
 	if c.Get("/cart").Text("flash") != "" {
@@ -81,7 +81,7 @@ func TestShopAddToCart(t *testing.T) {
 	}
 
 	t.Run("htmx gets the form back and the count out of band", func(t *testing.T) {
-		r := c.Post("/cart", handlerstest.Form("pet_id", milo, "quantity", "1"), true).WantStatus(http.StatusOK)
+		r := c.HXPost("/cart", handlerstest.Form("pet_id", milo, "quantity", "1")).WantStatus(http.StatusOK)
 		if r.IsFullPage() || r.Find("#order-form").Length() != 1 {
 			t.Fatalf("not the order form fragment:\n%s", r.Body)
 		}
@@ -101,11 +101,11 @@ func TestShopAddToCart(t *testing.T) {
 		if got := r.Text("form-error"); got != "Only 3 left. Your cart has 2 already." {
 			t.Errorf("error = %q", got)
 		}
-		if r.TestID("quantity").AttrOr("aria-invalid", "") != "true" {
+		if r.ID("quantity").AttrOr("aria-invalid", "") != "true" {
 			t.Error("the input is not marked invalid")
 		}
 		c.Post("/cart", handlerstest.Form("pet_id", rex, "quantity", "1")).WantRedirect("/cart")
-		if got := c.Get("/cart").TestID("line-quantity").First().AttrOr("value", ""); got != "3" {
+		if got := c.Get("/cart").ID("line-quantity").First().AttrOr("value", ""); got != "3" {
 			t.Errorf("Rex quantity = %q, want 3", got)
 		}
 	})
@@ -116,11 +116,11 @@ func TestShopAddToCart(t *testing.T) {
 			if got := r.Text("form-error"); got != "Enter a whole number from 1 to 1000." {
 				t.Errorf("quantity %q: error = %q", q, got)
 			}
-			if r.TestID("pet").Length() != 1 {
+			if r.ID("pet").Length() != 1 {
 				t.Errorf("quantity %q: not the pet page", q)
 			}
 		}
-		hx := c.Post("/cart", handlerstest.Form("pet_id", milo, "quantity", "0"), true).WantStatus(http.StatusUnprocessableEntity)
+		hx := c.HXPost("/cart", handlerstest.Form("pet_id", milo, "quantity", "0")).WantStatus(http.StatusUnprocessableEntity)
 		if hx.IsFullPage() || hx.Text("form-error") == "" {
 			t.Errorf("htmx 422 is not the form fragment:\n%s", hx.Body)
 		}
@@ -134,7 +134,7 @@ func TestShopAddToCart(t *testing.T) {
 		c.Post("/cart", handlerstest.Form("pet_id", "424242", "quantity", "1")).WantStatus(http.StatusNotFound)
 		c.Post("/cart", handlerstest.Form("pet_id", "dog", "quantity", "1")).WantStatus(http.StatusBadRequest)
 		c.Post("/cart", handlerstest.Form("quantity", "1")).WantStatus(http.StatusBadRequest)
-		hx := c.Post("/cart", handlerstest.Form("pet_id", "424242", "quantity", "1"), true).WantStatus(http.StatusNotFound)
+		hx := c.HXPost("/cart", handlerstest.Form("pet_id", "424242", "quantity", "1")).WantStatus(http.StatusNotFound)
 		if hx.Header.Get("HX-Retarget") != "#flash" || hx.Text("flash") == "" {
 			t.Errorf("htmx 404 is not a message for #flash: %v\n%s", hx.Header, hx.Body)
 		}
@@ -144,7 +144,7 @@ func TestShopAddToCart(t *testing.T) {
 func TestShopCartUpdate(t *testing.T) {
 	a := handlerstest.New(t)
 	s := catalogSeed(t, a)
-	c := handlerstest.NewShopClient(t, a)
+	c := a.Shopper(t)
 	rex, milo := handlerstest.Itoa(s.Pets["Rex"].ID), handlerstest.Itoa(s.Pets["Milo"].ID)
 	c.Submit("/cart", handlerstest.Form("pet_id", rex, "quantity", "1"))
 	c.Submit("/cart", handlerstest.Form("pet_id", milo, "quantity", "1"))
@@ -165,12 +165,12 @@ func TestShopCartUpdate(t *testing.T) {
 	if got := r.Find(`[data-pet-id="`+rex+`"] [data-testid="line-quantity"]`).AttrOr("value", ""); got != "4" {
 		t.Errorf("the refused input is not kept: %q", got)
 	}
-	r = c.Post("/cart/lines/"+milo, handlerstest.Form("quantity", "zero"), true).WantStatus(http.StatusUnprocessableEntity)
+	r = c.HXPost("/cart/lines/"+milo, handlerstest.Form("quantity", "zero")).WantStatus(http.StatusUnprocessableEntity)
 	if r.IsFullPage() || r.Find("#cart").Length() != 1 || r.Text("line-error") != "Enter a whole number from 1 to 1000." {
 		t.Errorf("htmx 422 is not the cart fragment with the error:\n%s", r.Body)
 	}
 
-	r = c.Post("/cart/lines/"+milo+"/remove", nil, true).WantStatus(http.StatusOK)
+	r = c.HXPost("/cart/lines/"+milo+"/remove", nil).WantStatus(http.StatusOK)
 	if got := r.Texts("line-name"); !slices.Equal(got, []string{"Rex"}) {
 		t.Errorf("after remove: %q", got)
 	}
@@ -180,7 +180,7 @@ func TestShopCartUpdate(t *testing.T) {
 	c.Post("/cart/lines/"+milo+"/remove", nil).WantStatus(http.StatusNotFound)
 	c.Post("/cart/lines/abc", handlerstest.Form("quantity", "1")).WantStatus(http.StatusBadRequest)
 	c.Post("/cart/lines/"+rex+"/remove", nil).WantRedirect("/cart")
-	if c.Get("/cart").TestID("cart-empty").Length() != 1 {
+	if c.Get("/cart").ID("cart-empty").Length() != 1 {
 		t.Error("the cart is not empty")
 	}
 }
@@ -188,7 +188,7 @@ func TestShopCartUpdate(t *testing.T) {
 func TestShopCSRF(t *testing.T) {
 	a := handlerstest.New(t)
 	s := catalogSeed(t, a)
-	c := handlerstest.NewShopClient(t, a)
+	c := a.Shopper(t)
 	rex := handlerstest.Itoa(s.Pets["Rex"].ID)
 
 	for name, f := range map[string]map[string]string{
@@ -200,23 +200,21 @@ func TestShopCSRF(t *testing.T) {
 			v.Set(k, x)
 		}
 		r := c.Post("/cart", v).WantStatus(http.StatusForbidden)
-		if r.TestID("error").Length() != 1 {
+		if r.ID("error").Length() != 1 {
 			t.Errorf("%s token: not the shop's error page", name)
 		}
 	}
 	// Another browser's token does not work either.
-	other := handlerstest.NewShopClient(t, a)
+	other := a.Shopper(t)
 	c.Post("/cart", handlerstest.Form("pet_id", rex, "quantity", "1", "_csrf", other.CSRF)).WantStatus(http.StatusForbidden)
 	for _, path := range []string{"/checkout", "/orders/1/cancel", "/cart/lines/" + rex, "/orders/lookup", "/orders/lookup/1/orders/1/cancel"} {
 		c.Post(path, handlerstest.Form("_csrf", "x")).WantStatus(http.StatusForbidden)
 	}
-	if c.Get("/cart").TestID("cart-empty").Length() != 1 {
+	if c.Get("/cart").ID("cart-empty").Length() != 1 {
 		t.Error("a forged post changed the cart")
 	}
 	// htmx sends the token in the X-CSRF-Token header (hx-headers on <body>).
-	r := c.Send(http.MethodPost, "/cart", handlerstest.Form("pet_id", rex, "quantity", "1").Encode(),
-		map[string]string{"HX-Request": "true", "X-CSRF-Token": c.CSRF})
-	r.WantStatus(http.StatusOK)
+	c.HXPost("/cart", handlerstest.Form("pet_id", rex, "quantity", "1")).WantStatus(http.StatusOK)
 }
 
 // TestShopFlashesBounded: a script that posts to the cart again and again
@@ -226,7 +224,7 @@ func TestShopCSRF(t *testing.T) {
 func TestShopFlashesBounded(t *testing.T) {
 	a := handlerstest.New(t)
 	s := catalogSeed(t, a)
-	c := handlerstest.NewShopClient(t, a)
+	c := a.Shopper(t)
 	rex := handlerstest.Itoa(s.Pets["Rex"].ID)
 	for range 27 { // 54 posts, under the form limit of 60 a minute
 		c.Post("/cart", handlerstest.Form("pet_id", rex, "quantity", "1")).WantRedirect("/cart")

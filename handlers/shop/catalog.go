@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
@@ -13,6 +12,7 @@ import (
 	"petstore/db"
 	view "petstore/views/shop"
 	"petstore/web"
+	"petstore/web/browser"
 )
 
 // pageSize is how many pets a catalog page (and each "load more") shows.
@@ -44,12 +44,12 @@ func (h *Handler) Catalog(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f.Query = printable(f.Query)
+	f.Query = browser.Printable(f.Query, false)
 	v := view.Catalog{Filter: f, Pets: pets, Continued: page.AfterID > 0, FirstURL: catalogURL(f, 0)}
 	if more && len(pets) > 0 {
 		v.NextURL = catalogURL(f, pets[len(pets)-1].ID)
 	}
-	if isPartial(c) {
+	if browser.Partial(c) {
 		if page.AfterID > 0 {
 			return web.Render(c, nil, view.CatalogMore(v))
 		}
@@ -107,17 +107,6 @@ func catalogURL(f view.CatalogFilter, afterID int64) string {
 		return "/"
 	}
 	return "/?" + q.Encode()
-}
-
-// printable replaces what a page should not echo, control characters and
-// bytes that are not UTF-8, with U+FFFD.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return utf8.RuneError
-		}
-		return r
-	}, strings.ToValidUTF8(s, string(utf8.RuneError)))
 }
 
 // truncateRunes cuts s to at most n runes, without an ellipsis.

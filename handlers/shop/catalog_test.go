@@ -3,6 +3,7 @@ package shop_test
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func catalogSeed(t *testing.T, a *handlerstest.App) *handlerstest.ShopSeed {
 func TestShopCatalogFilters(t *testing.T) {
 	a := handlerstest.New(t)
 	s := catalogSeed(t, a)
-	c := handlerstest.NewShopClient(t, a)
+	c := a.Shopper(t)
 	dogs, cats := handlerstest.Itoa(s.Cats["Dogs"].ID), handlerstest.Itoa(s.Cats["Cats"].ID)
 
 	for _, tc := range []struct {
@@ -48,7 +49,7 @@ func TestShopCatalogFilters(t *testing.T) {
 			if got := r.Texts("pet-name"); !slices.Equal(got, tc.want) {
 				t.Errorf("pets = %q, want %q", got, tc.want)
 			}
-			if len(tc.want) == 0 && r.TestID("empty").Length() != 1 {
+			if len(tc.want) == 0 && r.ID("empty").Length() != 1 {
 				t.Error("no empty-state message")
 			}
 			if n := r.Find("h1").Length(); n != 1 {
@@ -68,11 +69,11 @@ func TestShopCatalogFilters(t *testing.T) {
 		if v, _ := r.Find("#status option[selected]").Attr("value"); v != "available" {
 			t.Errorf("status selected = %q", v)
 		}
-		f := r.TestID("filters")
+		f := r.ID("filters")
 		if m, _ := f.Attr("method"); m != "get" {
 			t.Errorf("filter form method %q: it must work as a plain GET form", m)
 		}
-		search := r.TestID("search")
+		search := r.ID("search")
 		if trig, _ := search.Attr("hx-trigger"); trig != "input changed delay:300ms, search" {
 			t.Errorf("search hx-trigger = %q", trig)
 		}
@@ -88,7 +89,7 @@ func TestShopCatalogFilters(t *testing.T) {
 
 	t.Run("cards show category, status and stock", func(t *testing.T) {
 		r := c.Get("/?q=bella")
-		card := r.TestID("pet-card")
+		card := r.ID("pet-card")
 		if got := card.Find(`[data-testid="category"]`).Text(); got != "Dogs" {
 			t.Errorf("category = %q", got)
 		}
@@ -101,7 +102,7 @@ func TestShopCatalogFilters(t *testing.T) {
 	})
 
 	t.Run("htmx gets the results fragment", func(t *testing.T) {
-		r := c.Get("/?category="+dogs, true).WantStatus(http.StatusOK)
+		r := c.HX("/?category=" + dogs).WantStatus(http.StatusOK)
 		if r.IsFullPage() || strings.Contains(r.Body, "<header") {
 			t.Fatalf("htmx answer is a whole page:\n%s", r.Body)
 		}
@@ -118,7 +119,10 @@ func TestShopCatalogFilters(t *testing.T) {
 		if !full.IsFullPage() {
 			t.Error("without HX-Request the page is not whole")
 		}
-		restore := c.Send(http.MethodGet, "/?category="+dogs, "", map[string]string{"HX-Request": "true", "HX-History-Restore-Request": "true"})
+		req := httptest.NewRequest(http.MethodGet, "/?category="+dogs, nil)
+		req.Header.Set("HX-Request", "true")
+		req.Header.Set("HX-History-Restore-Request", "true")
+		restore := c.Do(req)
 		if !restore.IsFullPage() {
 			t.Error("a history restore did not get the whole page")
 		}
@@ -127,7 +131,7 @@ func TestShopCatalogFilters(t *testing.T) {
 	t.Run("bad filters are friendly 400 pages", func(t *testing.T) {
 		for _, path := range []string{"/?category=abc", "/?category=-1", "/?status=lost", "/?cursor=%%%", "/?cursor=bm9wZQ"} {
 			r := c.Get(path).WantStatus(http.StatusBadRequest)
-			if r.TestID("error").Length() != 1 || r.TestID("brand").Length() != 1 {
+			if r.ID("error").Length() != 1 || r.ID("brand").Length() != 1 {
 				t.Errorf("%s: not a shop error page:\n%s", path, r.Body)
 			}
 		}
@@ -146,40 +150,40 @@ func TestShopCatalogLoadMore(t *testing.T) {
 	}
 	specs = append(specs, handlerstest.ShopPetSpec{Cat: "Birds", Name: "Kiwi", Stock: 1})
 	seed := handlerstest.SeedShop(t, a, specs...)
-	c := handlerstest.NewShopClient(t, a)
+	c := a.Shopper(t)
 
 	first := c.Get("/?category=" + handlerstest.Itoa(seed.Cats["Fish"].ID))
-	if n := first.TestID("pet-card").Length(); n != 12 {
+	if n := first.ID("pet-card").Length(); n != 12 {
 		t.Fatalf("first page has %d cards, want 12", n)
 	}
-	next, ok := first.TestID("load-more-link").Attr("href")
+	next, ok := first.ID("load-more-link").Attr("href")
 	if !ok || !strings.Contains(next, "cursor=") || !strings.Contains(next, "category=") {
 		t.Fatalf("load more link = %q, want the filters and a cursor", next)
 	}
-	if hx, _ := first.TestID("load-more-link").Attr("hx-get"); hx != next {
+	if hx, _ := first.ID("load-more-link").Attr("hx-get"); hx != next {
 		t.Errorf("hx-get = %q, want %q", hx, next)
 	}
 
 	// htmx: the next cards and a new "load more" item, to replace the old one.
-	more := c.Get(next, true).WantStatus(http.StatusOK)
+	more := c.HX(next).WantStatus(http.StatusOK)
 	if more.IsFullPage() || more.Find("#results").Length() != 0 {
 		t.Fatalf("load more is not a bare fragment:\n%s", more.Body)
 	}
 	if got := more.Texts("pet-name"); len(got) != 12 || got[0] != "Fish 13" || got[11] != "Fish 24" {
 		t.Fatalf("second page = %q", got)
 	}
-	last, _ := more.TestID("load-more-link").Attr("href")
-	end := c.Get(last, true)
+	last, _ := more.ID("load-more-link").Attr("href")
+	end := c.HX(last)
 	if got := end.Texts("pet-name"); !slices.Equal(got, []string{"Fish 25", "Fish 26", "Fish 27"}) {
 		t.Fatalf("last page = %q", got)
 	}
-	if end.TestID("load-more").Length() != 0 {
+	if end.ID("load-more").Length() != 0 {
 		t.Error("the last page offers more")
 	}
 
 	// Without JavaScript the same link is a whole page, with a way back.
 	page2 := c.Get(next).WantStatus(http.StatusOK)
-	if !page2.IsFullPage() || page2.TestID("first-page").Length() != 1 {
+	if !page2.IsFullPage() || page2.ID("first-page").Length() != 1 {
 		t.Error("the no-JS next page is not a whole page with a link to the first")
 	}
 	if got := page2.Texts("pet-name"); len(got) != 12 || got[0] != "Fish 13" {
@@ -190,7 +194,7 @@ func TestShopCatalogLoadMore(t *testing.T) {
 func TestShopEscapesNames(t *testing.T) {
 	a := handlerstest.New(t)
 	s := handlerstest.SeedShop(t, a, handlerstest.ShopPetSpec{Cat: "Dogs", Name: `<script>alert("x")</script>`, Stock: 2})
-	c := handlerstest.NewShopClient(t, a)
+	c := a.Shopper(t)
 	id := handlerstest.Itoa(s.Pets[`<script>alert("x")</script>`].ID)
 	for _, path := range []string{"/", "/pets/" + id} {
 		r := c.Get(path).WantStatus(http.StatusOK)
@@ -217,7 +221,7 @@ func TestShopEscapesNames(t *testing.T) {
 func TestShopSecurityHeaders(t *testing.T) {
 	a := handlerstest.New(t)
 	s := catalogSeed(t, a)
-	c := handlerstest.NewShopClient(t, a)
+	c := a.Shopper(t)
 	for _, path := range []string{"/", "/pets/" + handlerstest.Itoa(s.Pets["Rex"].ID), "/cart", "/orders", "/pets/0", "/pets/99999"} {
 		r := c.Get(path)
 		csp := r.Header.Get("Content-Security-Policy")
@@ -244,7 +248,7 @@ func TestShopSecurityHeaders(t *testing.T) {
 			t.Errorf("%s: %d", asset, r.Status)
 		}
 	}
-	r := (&handlerstest.ShopClient{T: t, A: a, Cookies: map[string]string{}}).Get("/")
+	r := a.Browser(t).Get("/")
 	sc := strings.Join(r.Header.Values("Set-Cookie"), "\n")
 	if !strings.Contains(sc, "petstore_shop=") || !strings.Contains(sc, "HttpOnly") || !strings.Contains(sc, "SameSite=Lax") {
 		t.Errorf("session cookie = %q", sc)

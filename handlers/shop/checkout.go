@@ -11,6 +11,7 @@ import (
 	"petstore/db"
 	view "petstore/views/shop"
 	"petstore/web"
+	"petstore/web/browser"
 )
 
 // Checkout places every cart line in one transaction with the buyer's
@@ -47,15 +48,7 @@ func (h *Handler) Checkout(c *fiber.Ctx) error {
 	}
 	st.cart = nil
 	rememberBuyer(st, checkout)
-	if err := h.saveState(c, st); err != nil {
-		return err
-	}
-	to := view.ConfirmationURL(checkout.ID)
-	if isPartial(c) {
-		c.Set("HX-Redirect", to)
-		return c.SendStatus(fiber.StatusOK)
-	}
-	return c.Redirect(to, fiber.StatusSeeOther)
+	return goTo(c, st, view.ConfirmationURL(checkout.ID))
 }
 
 // checkoutRefused answers a checkout PlaceCheckout refused with the cart,
@@ -135,7 +128,7 @@ func (h *Handler) detailsForm(c *fiber.Ctx, st *shopState) view.CheckoutForm {
 
 // shown is a typed value as a form shows it back: at most 300 characters,
 // with control characters and bytes that are not UTF-8 as U+FFFD.
-func shown(s string) string { return printable(truncateRunes(s, 300)) }
+func shown(s string) string { return browser.Printable(truncateRunes(s, 300), false) }
 
 // lineProblem words why a checkout line failed: out of stock ("Only N
 // left", from the stock now), no longer available, or gone from the

@@ -56,7 +56,7 @@ func TestShopCheckoutDetails(t *testing.T) {
 		a := handlerstest.NewOn(t, open)
 		s := pricedSeed(t, a)
 		rex, milo := s.Pets["Rex"], s.Pets["Milo"]
-		c := handlerstest.NewShopClient(t, a)
+		c := a.Shopper(t)
 		c.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(rex.ID), "quantity", "2")).WantRedirect("/cart")
 		c.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(milo.ID), "quantity", "1")).WantRedirect("/cart")
 
@@ -128,7 +128,7 @@ func TestShopCheckoutDetails(t *testing.T) {
 		})
 
 		t.Run("htmx gets the cart fragment with the messages", func(t *testing.T) {
-			r := c.Post("/checkout", handlerstest.Buyer("email", "x"), true).WantStatus(http.StatusUnprocessableEntity)
+			r := c.HXPost("/checkout", handlerstest.Buyer("email", "x")).WantStatus(http.StatusUnprocessableEntity)
 			if r.IsFullPage() || r.Find("#cart #checkout-form").Length() != 1 {
 				t.Fatalf("not the cart fragment:\n%s", r.Body)
 			}
@@ -178,7 +178,7 @@ func TestShopCheckoutDetails(t *testing.T) {
 						t.Errorf("order %d ships %v, want %v (00:00 UTC)", o.ID, o.ShipDate, want)
 					}
 				}
-				if c.Get("/cart").TestID("cart-empty").Length() != 1 {
+				if c.Get("/cart").ID("cart-empty").Length() != 1 {
 					t.Error("the cart was not emptied")
 				}
 			})
@@ -208,14 +208,14 @@ func TestShopCheckoutDetails(t *testing.T) {
 					t.Errorf("%s = %q, want %q", f, got, want)
 				}
 			}
-			if handlerstest.NewShopClient(t, a).Get("/cart").Find("#checkout-form").Length() != 0 {
+			if a.Shopper(t).Get("/cart").Find("#checkout-form").Length() != 0 {
 				t.Error("an empty cart offers the checkout form")
 			}
 		})
 
 		t.Run("a cart line's htmx form keeps the details typed", func(t *testing.T) {
 			form := handlerstest.Form("quantity", "1", "name", "Typed Name", "email", "typed@example.com", "phone", "", "date", day(a, 5))
-			r := c.Post("/cart/lines/"+handlerstest.Itoa(milo.ID), form, true).WantStatus(http.StatusOK)
+			r := c.HXPost("/cart/lines/"+handlerstest.Itoa(milo.ID), form).WantStatus(http.StatusOK)
 			if got := r.Find("#checkout-name").AttrOr("value", ""); got != "Typed Name" {
 				t.Errorf("name = %q", got)
 			}

@@ -9,6 +9,7 @@ import (
 	"petstore/db"
 	view "petstore/views/shop"
 	"petstore/web"
+	"petstore/web/browser"
 )
 
 // Words of the 503 page (SPEC §2: the database is unavailable) for
@@ -25,7 +26,7 @@ func (h *Handler) RenderError(c *fiber.Ctx, p web.Problem) error {
 	}
 	c.Response().ResetBody()
 	v := view.ErrorView{Status: p.Status, Message: refusalMessage(p)}
-	if isPartial(c) {
+	if browser.Partial(c) {
 		c.Set("HX-Retarget", "#flash")
 		c.Set("HX-Reswap", "innerHTML")
 		return web.Render(c, nil, view.ErrorFlash(v))

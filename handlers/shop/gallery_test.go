@@ -10,6 +10,7 @@ import (
 	"petstore/db"
 	"petstore/db/dbtest"
 	"petstore/handlers/handlerstest"
+	"petstore/web/browser/browsertest"
 )
 
 // Pets' photos in the storefront (SPEC §14), on both databases: a card
@@ -25,8 +26,8 @@ func TestShopPhotos(t *testing.T) {
 		r2 := addSizedPhoto(t, a, rex.ID, 900, 1600, 225, 400)
 		r3 := addSizedPhoto(t, a, rex.ID, 640, 480, 400, 300)
 		t1 := addSizedPhoto(t, a, tom.ID, 800, 600, 400, 300)
-		c := handlerstest.NewShopClient(t, a)
-		card := func(p *handlerstest.ShopPage, pet *db.Pet) *goquery.Selection {
+		c := a.Shopper(t)
+		card := func(p *browsertest.Page, pet *db.Pet) *goquery.Selection {
 			return p.Find(`[data-testid="pet-card"][data-pet-id="` + handlerstest.Itoa(pet.ID) + `"]`)
 		}
 
@@ -58,18 +59,18 @@ func TestShopPhotos(t *testing.T) {
 		pet := "/pets/" + handlerstest.Itoa(rex.ID)
 		t.Run("gallery", func(t *testing.T) {
 			p := c.Get(pet).WantStatus(http.StatusOK)
-			g := p.TestID("gallery")
+			g := p.ID("gallery")
 			if got := g.Find("h2").Text(); got != "Photos of Rex" {
 				t.Errorf("gallery heading = %q", got)
 			}
 			if g.AttrOr("aria-labelledby", "") != g.Find("h2").AttrOr("id", "-") {
 				t.Errorf("the gallery is not labelled by its heading")
 			}
-			wantAttrs(t, p.TestID("gallery-main"), map[string]string{
+			wantAttrs(t, p.ID("gallery-main"), map[string]string{
 				"src": r1.URL, "srcset": r1.ThumbURL + " 400w, " + r1.URL + " 1600w",
 				"width": "1600", "height": "1200", "alt": "Photo 1 of 3 of Rex",
 			})
-			thumbs := p.TestID("gallery-thumb")
+			thumbs := p.ID("gallery-thumb")
 			if thumbs.Length() != 3 {
 				t.Fatalf("%d thumbnails, want 3", thumbs.Length())
 			}
@@ -94,11 +95,11 @@ func TestShopPhotos(t *testing.T) {
 
 		t.Run("?photo= chooses", func(t *testing.T) {
 			p := c.Get(pet + "?photo=2").WantStatus(http.StatusOK)
-			wantAttrs(t, p.TestID("gallery-main"), map[string]string{"src": r2.URL, "width": "900", "height": "1600", "alt": "Photo 2 of 3 of Rex"})
+			wantAttrs(t, p.ID("gallery-main"), map[string]string{"src": r2.URL, "width": "900", "height": "1600", "alt": "Photo 2 of 3 of Rex"})
 			if got := p.Text("gallery-caption"); got != "Photo 2 of 3" {
 				t.Errorf("caption = %q", got)
 			}
-			if _, ok := p.TestID("gallery-thumb").Eq(1).Attr("aria-current"); !ok {
+			if _, ok := p.ID("gallery-thumb").Eq(1).Attr("aria-current"); !ok {
 				t.Errorf("the second thumbnail is not marked current")
 			}
 			if n := p.Find(`[data-testid="gallery-thumb"][aria-current]`).Length(); n != 1 {
@@ -113,7 +114,7 @@ func TestShopPhotos(t *testing.T) {
 					t.Errorf("?photo=%s: %d", q, p.Status)
 					continue
 				}
-				src := p.TestID("gallery-main").AttrOr("src", "")
+				src := p.ID("gallery-main").AttrOr("src", "")
 				if q == "2&photo=3" {
 					if src != r2.URL {
 						t.Errorf("?photo=%s shows %q, want the second", q, src)
@@ -126,12 +127,12 @@ func TestShopPhotos(t *testing.T) {
 
 		t.Run("one photo, no photos", func(t *testing.T) {
 			p := c.Get("/pets/" + handlerstest.Itoa(tom.ID)).WantStatus(http.StatusOK)
-			wantAttrs(t, p.TestID("gallery-main"), map[string]string{"src": t1.URL, "alt": "Photo 1 of 1 of Tom"})
-			if p.TestID("gallery-thumb").Length() != 0 || p.TestID("gallery-caption").Length() != 0 {
+			wantAttrs(t, p.ID("gallery-main"), map[string]string{"src": t1.URL, "alt": "Photo 1 of 1 of Tom"})
+			if p.ID("gallery-thumb").Length() != 0 || p.ID("gallery-caption").Length() != 0 {
 				t.Errorf("one photo needs no choosing")
 			}
 			p = c.Get("/pets/" + handlerstest.Itoa(fin.ID)).WantStatus(http.StatusOK)
-			if p.TestID("gallery").Length() != 0 {
+			if p.ID("gallery").Length() != 0 {
 				t.Errorf("Fin has no photos but a gallery")
 			}
 			if got := p.Find(`.pet-picture svg[role="img"]`).AttrOr("aria-label", ""); got != "Illustration of a pet for Fin" && got != "Illustration of a dog for Fin" {

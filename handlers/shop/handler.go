@@ -9,19 +9,20 @@ import (
 
 	"petstore/db"
 	"petstore/web"
+	"petstore/web/browser"
 )
 
 // Handler serves the storefront's routes. Its fields are set once at start.
 type Handler struct {
 	Store *db.Store
 	// Sessions keeps the shop's cookie (SessionName).
-	Sessions *web.Sessions
+	Sessions *browser.Sessions
 	// MaxOpenUnits is the most units one shopper may hold in open orders
 	// (PETSTORE_SHOP_MAX_OPEN_UNITS); it must be positive.
 	MaxOpenUnits int64
 	// Metrics, when set, counts placed orders.
 	Metrics *web.Metrics
-	// FormLimit counts form posts per client address (web.WebLimit), in
+	// FormLimit counts form posts per client address (browser.WebLimit), in
 	// the bucket the console's sign-in shares.
 	FormLimit fiber.Handler
 

@@ -11,6 +11,7 @@ import (
 	"petstore/views/components"
 	view "petstore/views/shop"
 	"petstore/web"
+	"petstore/web/browser"
 )
 
 // errNotProven answers a lookup page or cancel for a checkout this
@@ -61,15 +62,7 @@ func (h *Handler) FindOrder(c *fiber.Ctx) error {
 		return err
 	}
 	prove(st, ck.ID)
-	if err := h.saveState(c, st); err != nil {
-		return err
-	}
-	to := view.LookupResultURL(ck.ID)
-	if isPartial(c) {
-		c.Set("HX-Redirect", to)
-		return c.SendStatus(fiber.StatusOK)
-	}
-	return c.Redirect(to, fiber.StatusSeeOther)
+	return goTo(c, st, view.LookupResultURL(ck.ID))
 }
 
 // parseOrderNumber reads an order number as people type it ("42", "#42",
@@ -90,7 +83,7 @@ func parseOrderNumber(raw string) (int64, string) {
 // the form's fragment for htmx, else the whole page, with status.
 func (h *Handler) renderLookup(c *fiber.Ctx, st *shopState, v view.LookupView, status int) error {
 	c.Status(status)
-	if isPartial(c) {
+	if browser.Partial(c) {
 		v.Chrome = partialChrome(c, st)
 		return web.Render(c, nil, templ.Join(view.LookupFormPart(v), view.Chromed(v.Chrome)))
 	}
@@ -171,7 +164,7 @@ func (h *Handler) LookupCancel(c *fiber.Ctx) error {
 	}
 	f := components.Flash{Kind: components.FlashSuccess, Text: text}
 	to := view.LookupResultURL(ck.ID)
-	if !isPartial(c) {
+	if !browser.Partial(c) {
 		return h.afterPost(c, st, f, to, nil)
 	}
 	if ck, err = h.Store.FindCheckoutByID(ctx, ck.ID); err != nil {

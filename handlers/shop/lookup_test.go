@@ -12,13 +12,14 @@ import (
 	"petstore/db"
 	"petstore/db/dbtest"
 	"petstore/handlers/handlerstest"
+	"petstore/web/browser/browsertest"
 )
 
 // placeFor fills a new browser's cart with the pets (one each) and checks
 // out with email; it returns the browser and the checkout's order number.
-func placeFor(t *testing.T, a *handlerstest.App, email string, pets ...*db.Pet) (*handlerstest.ShopClient, int64) {
+func placeFor(t *testing.T, a *handlerstest.App, email string, pets ...*db.Pet) (*handlerstest.Browser, int64) {
 	t.Helper()
-	c := handlerstest.NewShopClient(t, a)
+	c := a.Shopper(t)
 	for _, p := range pets {
 		c.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(p.ID), "quantity", "1")).WantRedirect("/cart")
 	}
@@ -41,7 +42,7 @@ func TestShopLookup(t *testing.T) {
 		_, theirs := placeFor(t, a, "bob@example.com", fin)
 		number := handlerstest.Itoa(n)
 
-		b := handlerstest.NewShopClient(t, a) // another browser: no cookie of the buyer's
+		b := a.Shopper(t) // another browser: no cookie of the buyer's
 		form := b.Get("/orders/lookup").WantStatus(http.StatusOK)
 		for _, id := range []string{"lookup-number", "lookup-email"} {
 			if form.Find(`label[for="`+id+`"]`).Length() != 1 || form.Find("#"+id).Length() != 1 {
@@ -59,7 +60,7 @@ func TestShopLookup(t *testing.T) {
 			wrongEmail := b.Post("/orders/lookup", handlerstest.Form("number", number, "email", "eve@example.com"))
 			noNumber := b.Post("/orders/lookup", handlerstest.Form("number", handlerstest.Itoa(theirs+1000), "email", "ada@example.com"))
 			othersNumber := b.Post("/orders/lookup", handlerstest.Form("number", handlerstest.Itoa(theirs), "email", "ada@example.com"))
-			for name, r := range map[string]*handlerstest.ShopPage{"no such number": noNumber, "another's number": othersNumber} {
+			for name, r := range map[string]*browsertest.Page{"no such number": noNumber, "another's number": othersNumber} {
 				if r.Status != wrongEmail.Status || r.Status != http.StatusNotFound {
 					t.Errorf("%s: status %d, wrong email %d; want both 404", name, r.Status, wrongEmail.Status)
 				}
@@ -75,7 +76,7 @@ func TestShopLookup(t *testing.T) {
 			if wrongEmail.Find("#lookup-number").AttrOr("value", "") != number || wrongEmail.Find("#lookup-email").AttrOr("value", "") != "eve@example.com" {
 				t.Error("the values typed are not kept")
 			}
-			hx := b.Post("/orders/lookup", handlerstest.Form("number", number, "email", "eve@example.com"), true).WantStatus(http.StatusNotFound)
+			hx := b.HXPost("/orders/lookup", handlerstest.Form("number", number, "email", "eve@example.com")).WantStatus(http.StatusNotFound)
 			if hx.IsFullPage() || hx.Text("lookup-not-found") != wrongEmail.Text("lookup-not-found") {
 				t.Errorf("htmx: not the form fragment with the same answer:\n%s", hx.Body)
 			}
@@ -111,10 +112,10 @@ func TestShopLookup(t *testing.T) {
 			if got := page.Text("checkout-total"); got != "€174.50" {
 				t.Errorf("checkout total = %q", got)
 			}
-			if page.TestID("cancel").Length() != 2 {
-				t.Errorf("%d cancel buttons, want 2", page.TestID("cancel").Length())
+			if page.ID("cancel").Length() != 2 {
+				t.Errorf("%d cancel buttons, want 2", page.ID("cancel").Length())
 			}
-			hx := b.Post("/orders/lookup", handlerstest.Form("number", number, "email", "ada@example.com"), true).WantStatus(http.StatusOK)
+			hx := b.HXPost("/orders/lookup", handlerstest.Form("number", number, "email", "ada@example.com")).WantStatus(http.StatusOK)
 			if got := hx.Header.Get("HX-Redirect"); got != "/orders/lookup/"+number {
 				t.Errorf("htmx: HX-Redirect = %q", got)
 			}
@@ -127,12 +128,12 @@ func TestShopLookup(t *testing.T) {
 		}
 
 		t.Run("a forged cancel is 404", func(t *testing.T) {
-			stranger := handlerstest.NewShopClient(t, a)
+			stranger := a.Shopper(t)
 			r := stranger.Post(cancel(number, rexOrder), nil).WantStatus(http.StatusNotFound)
-			if r.TestID("error").Length() != 1 {
+			if r.ID("error").Length() != 1 {
 				t.Error("not the shop's error page")
 			}
-			stranger.Post(cancel(number, rexOrder), nil, true).WantStatus(http.StatusNotFound)
+			stranger.HXPost(cancel(number, rexOrder), nil).WantStatus(http.StatusNotFound)
 			// b proved n, not theirs: neither theirs nor its order through n.
 			theirOrder := handlerstest.Itoa(orderOf(t, a, theirs))
 			b.Post(cancel(handlerstest.Itoa(theirs), theirOrder), nil).WantStatus(http.StatusNotFound)
@@ -164,7 +165,7 @@ func TestShopLookup(t *testing.T) {
 			if _, err := a.Store.UpdateOrder(t.Context(), shopAtoi(t, milosOrder), db.OrderUpdate{Complete: handlerstest.Ptr(true)}); err != nil {
 				t.Fatal(err)
 			}
-			if page := b.Get("/orders/lookup/" + number); page.TestID("cancel").Length() != 0 || page.Text("order-state") != "Complete" {
+			if page := b.Get("/orders/lookup/" + number); page.ID("cancel").Length() != 0 || page.Text("order-state") != "Complete" {
 				t.Error("a complete order offers cancel")
 			}
 			b.Post(cancel(number, milosOrder), nil).WantStatus(http.StatusConflict)
@@ -174,8 +175,8 @@ func TestShopLookup(t *testing.T) {
 			_, n2 := placeFor(t, a, "ada@example.com", fin)
 			b.Post("/orders/lookup", handlerstest.Form("number", handlerstest.Itoa(n2), "email", "ada@example.com")).WantRedirect("/orders/lookup/" + handlerstest.Itoa(n2))
 			order := handlerstest.Itoa(orderOf(t, a, n2))
-			r := b.Post(cancel(handlerstest.Itoa(n2), order), nil, true).WantStatus(http.StatusOK)
-			if r.IsFullPage() || r.Find("#lookup-result").Length() != 1 || r.TestID("checkout-empty").Length() != 1 {
+			r := b.HXPost(cancel(handlerstest.Itoa(n2), order), nil).WantStatus(http.StatusOK)
+			if r.IsFullPage() || r.Find("#lookup-result").Length() != 1 || r.ID("checkout-empty").Length() != 1 {
 				t.Fatalf("not the result fragment, emptied:\n%s", r.Body)
 			}
 			if got := r.Find(`#flash[hx-swap-oob] [data-testid="flash"]`).Text(); got != "Your order of Fin × 1 is cancelled." {
@@ -200,13 +201,13 @@ func orderOf(t *testing.T, a *handlerstest.App, n int64) int64 {
 func TestShopLookupRemembersFive(t *testing.T) {
 	a := handlerstest.New(t)
 	pet := a.SeedPet("Rex", 50)
-	c := handlerstest.NewShopClient(t, a)
+	c := a.Shopper(t)
 	var numbers []string
 	for range 6 {
 		c.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(pet.ID), "quantity", "1")).WantRedirect("/cart")
 		numbers = append(numbers, handlerstest.Itoa(c.Checkout(nil)))
 	}
-	b := handlerstest.NewShopClient(t, a)
+	b := a.Shopper(t)
 	for _, n := range numbers {
 		b.Post("/orders/lookup", handlerstest.Form("number", n, "email", "ada@example.com")).WantRedirect("/orders/lookup/" + n)
 	}

@@ -30,7 +30,7 @@ func TestShopMaxOpenUnits(t *testing.T) {
 		a := handlerstest.NewOn(t, open) // the default cap, 10
 		seed := handlerstest.SeedShop(t, a, handlerstest.ShopPetSpec{Cat: "Dogs", Name: "Rex", Stock: 50}, handlerstest.ShopPetSpec{Cat: "Cats", Name: "Tom", Stock: 50})
 		rex, tom := handlerstest.Itoa(seed.Pets["Rex"].ID), handlerstest.Itoa(seed.Pets["Tom"].ID)
-		s := handlerstest.NewShopClient(t, a)
+		s := a.Shopper(t)
 		s.Post("/cart", handlerstest.Form("pet_id", rex, "quantity", "6")).WantRedirect("/cart")
 		s.Checkout(nil)
 
@@ -49,7 +49,7 @@ func TestShopMaxOpenUnits(t *testing.T) {
 		if got := handlerstest.PetStock(t, a, seed.Pets["Tom"].ID); got != 50 {
 			t.Fatalf("Tom's stock = %d, want 50", got)
 		}
-		hx := s.Post("/checkout", handlerstest.Buyer(), true).WantStatus(http.StatusConflict)
+		hx := s.HXPost("/checkout", handlerstest.Buyer()).WantStatus(http.StatusConflict)
 		if hx.IsFullPage() || !strings.Contains(hx.Text("cart-error"), "at most 10") {
 			t.Errorf("htmx: want the cart fragment with the message; got\n%s", hx.Body)
 		}
@@ -65,7 +65,7 @@ func TestShopMaxOpenUnits(t *testing.T) {
 		}
 
 		// Another browser has its own allowance.
-		other := handlerstest.NewShopClient(t, a)
+		other := a.Shopper(t)
 		other.Post("/cart", handlerstest.Form("pet_id", tom, "quantity", "10")).WantRedirect("/cart")
 		other.Checkout(nil)
 		if got := openUnitsOf(t, a); got != 20 {
@@ -78,7 +78,7 @@ func TestShopMaxOpenUnits(t *testing.T) {
 func TestShopMaxOpenUnitsConfigured(t *testing.T) {
 	a := handlerstest.New(t, func(h *handlers.Handler, _ *ratelimit.Config) { h.Config.ShopMaxOpenUnits = 2 })
 	rex := handlerstest.Itoa(a.SeedPet("Rex", 5).ID)
-	s := handlerstest.NewShopClient(t, a)
+	s := a.Shopper(t)
 	s.Post("/cart", handlerstest.Form("pet_id", rex, "quantity", "3")).WantRedirect("/cart")
 	if msg := s.Post("/checkout", handlerstest.Buyer()).WantStatus(http.StatusConflict).Text("cart-error"); !strings.Contains(msg, "at most 2") {
 		t.Errorf("message = %q", msg)
@@ -94,11 +94,11 @@ func TestShopMaxOpenUnitsConcurrent(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		a := handlerstest.NewOn(t, open)
 		seed := handlerstest.SeedShop(t, a, handlerstest.ShopPetSpec{Cat: "Dogs", Name: "Rex", Stock: 50})
-		s := handlerstest.NewShopClient(t, a)
+		s := a.Shopper(t)
 		s.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(seed.Pets["Rex"].ID), "quantity", "6")).WantRedirect("/cart")
 		var cookies []string
 		for k, v := range s.Cookies {
-			cookies = append(cookies, k+"="+v)
+			cookies = append(cookies, k+"="+v.Value)
 		}
 
 		statuses := handlerstest.PostAtOnce(t, a, 4, "/checkout", "_csrf="+s.CSRF+"&"+handlerstest.Buyer().Encode(), func(r *http.Request) {

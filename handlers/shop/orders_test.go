@@ -23,7 +23,7 @@ func testShopCheckout(t *testing.T, a *handlerstest.App) {
 	rex, milo := s.Pets["Rex"], s.Pets["Milo"]
 
 	t.Run("success places every line and empties the cart", func(t *testing.T) {
-		c := handlerstest.NewShopClient(t, a)
+		c := a.Shopper(t)
 		c.Submit("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(rex.ID), "quantity", "2"))
 		c.Submit("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(milo.ID), "quantity", "1"))
 		n := c.Checkout(nil)
@@ -43,7 +43,7 @@ func testShopCheckout(t *testing.T, a *handlerstest.App) {
 		if handlerstest.PetStock(t, a, rex.ID) != 1 || handlerstest.PetStock(t, a, milo.ID) != 1 {
 			t.Error("stock did not go down")
 		}
-		if c.Get("/cart").TestID("cart-empty").Length() != 1 {
+		if c.Get("/cart").ID("cart-empty").Length() != 1 {
 			t.Error("the cart is not empty")
 		}
 		handlerstest.SetStock(t, a, rex.ID, 3)
@@ -51,7 +51,7 @@ func testShopCheckout(t *testing.T, a *handlerstest.App) {
 	})
 
 	t.Run("htmx success redirects with HX-Redirect", func(t *testing.T) {
-		c := handlerstest.NewShopClient(t, a)
+		c := a.Shopper(t)
 		c.Submit("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(milo.ID), "quantity", "1"))
 		n := c.Checkout(nil, true)
 		if got := c.Get("/orders/confirmation/" + handlerstest.Itoa(n)).WantStatus(http.StatusOK).Texts("order-pet"); !slices.Equal(got, []string{"Milo"}) {
@@ -61,7 +61,7 @@ func testShopCheckout(t *testing.T, a *handlerstest.App) {
 	})
 
 	t.Run("stock changed meanwhile: nothing is ordered, the cart stays", func(t *testing.T) {
-		c := handlerstest.NewShopClient(t, a)
+		c := a.Shopper(t)
 		c.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(milo.ID), "quantity", "1")).WantRedirect("/cart")
 		c.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(rex.ID), "quantity", "3")).WantRedirect("/cart")
 		handlerstest.SetStock(t, a, rex.ID, 2) // someone else bought one
@@ -82,10 +82,10 @@ func testShopCheckout(t *testing.T, a *handlerstest.App) {
 		if got := c.Get("/cart").Texts("line-name"); !slices.Equal(got, []string{"Milo", "Rex"}) {
 			t.Errorf("cart after failure = %q", got)
 		}
-		if got := c.Get("/orders").TestID("order").Length(); got != 0 {
+		if got := c.Get("/orders").ID("order").Length(); got != 0 {
 			t.Errorf("%d orders placed", got)
 		}
-		hx := c.Post("/checkout", handlerstest.Buyer(), true).WantStatus(http.StatusUnprocessableEntity)
+		hx := c.HXPost("/checkout", handlerstest.Buyer()).WantStatus(http.StatusUnprocessableEntity)
 		if hx.IsFullPage() || hx.Text("line-error") != "Only 2 left." {
 			t.Errorf("htmx failure is not the cart fragment:\n%s", hx.Body)
 		}
@@ -93,7 +93,7 @@ func testShopCheckout(t *testing.T, a *handlerstest.App) {
 	})
 
 	t.Run("pets no longer available or gone", func(t *testing.T) {
-		c := handlerstest.NewShopClient(t, a)
+		c := a.Shopper(t)
 		gone := s.AddPet(t, a, s.Cats["Dogs"].ID, "Shadow", 1)
 		c.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(gone.ID), "quantity", "1")).WantRedirect("/cart")
 		c.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(milo.ID), "quantity", "2")).WantRedirect("/cart")
@@ -109,7 +109,7 @@ func testShopCheckout(t *testing.T, a *handlerstest.App) {
 		}
 		c.Post("/cart/lines/"+handlerstest.Itoa(gone.ID)+"/remove", nil).WantRedirect("/cart")
 
-		other := handlerstest.NewShopClient(t, a)
+		other := a.Shopper(t)
 		other.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(milo.ID), "quantity", "2")).WantRedirect("/cart")
 		other.Checkout(nil) // Milo is now pending
 		r = c.Post("/checkout", handlerstest.Buyer()).WantStatus(http.StatusUnprocessableEntity)
@@ -119,7 +119,7 @@ func testShopCheckout(t *testing.T, a *handlerstest.App) {
 	})
 
 	t.Run("an empty cart", func(t *testing.T) {
-		c := handlerstest.NewShopClient(t, a)
+		c := a.Shopper(t)
 		r := c.Post("/checkout", handlerstest.Buyer()).WantStatus(http.StatusUnprocessableEntity)
 		if !strings.Contains(r.Text("cart-error"), "empty") {
 			t.Errorf("error = %q", r.Text("cart-error"))
@@ -134,8 +134,8 @@ func TestShopOrders(t *testing.T) {
 func testShopOrders(t *testing.T, a *handlerstest.App) {
 	s := catalogSeed(t, a)
 	rex, milo := s.Pets["Rex"], s.Pets["Milo"]
-	c := handlerstest.NewShopClient(t, a)
-	if c.Get("/orders").TestID("orders-empty").Length() != 1 {
+	c := a.Shopper(t)
+	if c.Get("/orders").ID("orders-empty").Length() != 1 {
 		t.Error("a new browser has orders")
 	}
 	c.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(rex.ID), "quantity", "1")).WantRedirect("/cart")
@@ -169,8 +169,8 @@ func testShopOrders(t *testing.T, a *handlerstest.App) {
 	}
 
 	t.Run("others cannot see or cancel them", func(t *testing.T) {
-		other := handlerstest.NewShopClient(t, a)
-		if other.Get("/orders").TestID("order").Length() != 0 {
+		other := a.Shopper(t)
+		if other.Get("/orders").ID("order").Length() != 0 {
 			t.Error("another browser sees these orders")
 		}
 		other.Post("/orders/"+handlerstest.Itoa(milosOrder)+"/cancel", nil).WantStatus(http.StatusNotFound)
@@ -186,7 +186,7 @@ func testShopOrders(t *testing.T, a *handlerstest.App) {
 
 	t.Run("cancel puts the stock back", func(t *testing.T) {
 		before := handlerstest.PetStock(t, a, milo.ID)
-		r := c.Post("/orders/"+handlerstest.Itoa(milosOrder)+"/cancel", nil, true).WantStatus(http.StatusOK)
+		r := c.HXPost("/orders/"+handlerstest.Itoa(milosOrder)+"/cancel", nil).WantStatus(http.StatusOK)
 		if r.IsFullPage() || r.Find("#orders").Length() != 1 {
 			t.Fatalf("not the orders fragment:\n%s", r.Body)
 		}

@@ -10,6 +10,7 @@ import (
 	"petstore/views/components"
 	view "petstore/views/shop"
 	"petstore/web"
+	"petstore/web/browser"
 )
 
 // Pet is a pet's page: GET /pets/{id}, showing the photo ?photo=N large
@@ -86,7 +87,7 @@ func (h *Handler) AddToCart(c *fiber.Ctx) error {
 	if msg != "" {
 		v.Form = view.OrderForm{Quantity: truncate(raw, 10), Error: msg}
 		c.Status(fiber.StatusUnprocessableEntity)
-		if isPartial(c) {
+		if browser.Partial(c) {
 			v.Chrome = partialChrome(c, st)
 			return web.Render(c, nil, view.OrderFormPart(*v))
 		}

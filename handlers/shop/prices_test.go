@@ -20,7 +20,7 @@ func TestShopPrices(t *testing.T) {
 	a := handlerstest.New(t)
 	s := pricedSeed(t, a)
 	rex, milo, fin := s.Pets["Rex"], s.Pets["Milo"], s.Pets["Fin"]
-	c := handlerstest.NewShopClient(t, a)
+	c := a.Shopper(t)
 
 	r := c.Get("/")
 	for _, tc := range []struct {
@@ -51,7 +51,7 @@ func TestShopPrices(t *testing.T) {
 	}
 
 	// An htmx change of a line brings the new totals.
-	hx := c.Post("/cart/lines/"+handlerstest.Itoa(milo.ID), handlerstest.Form("quantity", "1"), true).WantStatus(http.StatusOK)
+	hx := c.HXPost("/cart/lines/"+handlerstest.Itoa(milo.ID), handlerstest.Form("quantity", "1")).WantStatus(http.StatusOK)
 	if got := hx.Text("cart-total"); got != "€303.50" {
 		t.Errorf("cart total after the change = %q", got)
 	}
@@ -80,7 +80,7 @@ func TestShopPetProfile(t *testing.T) {
 			BirthDate:   db.Set(born),
 			Description: db.Set("Loves walks.\n<b>Calm</b> & kind.\r\n\r\nGood with <script>alert(1)</script> children."),
 		})
-		c := handlerstest.NewShopClient(t, a)
+		c := a.Shopper(t)
 		r := c.Get("/pets/" + handlerstest.Itoa(rex.ID)).WantStatus(http.StatusOK)
 		if got := r.Text("breed"); got != "Labrador <Retriever>" {
 			t.Errorf("breed = %q", got)
@@ -88,7 +88,7 @@ func TestShopPetProfile(t *testing.T) {
 		if got := r.Text("age"); got != "1 year 4 months" {
 			t.Errorf("age = %q (born %s, today %s)", got, born, today.Format(time.DateOnly))
 		}
-		desc := r.TestID("pet-description")
+		desc := r.ID("pet-description")
 		paras := desc.Find("p")
 		if paras.Length() != 2 || paras.First().Find("br").Length() != 1 {
 			t.Fatalf("description = %s", r.Body)
@@ -108,7 +108,7 @@ func TestShopPetProfile(t *testing.T) {
 
 		// No profile: no breed, age or description, and the price is "No fee".
 		r = c.Get("/pets/" + handlerstest.Itoa(s.Pets["Fin"].ID))
-		if r.TestID("breed").Length()+r.TestID("age").Length()+r.TestID("pet-description").Length() != 0 {
+		if r.ID("breed").Length()+r.ID("age").Length()+r.ID("pet-description").Length() != 0 {
 			t.Error("a pet without a profile shows one")
 		}
 		if got := r.Text("price"); got != "No fee" {
@@ -124,7 +124,7 @@ func TestShopOrderTotals(t *testing.T) {
 		a := handlerstest.NewOn(t, open)
 		s := pricedSeed(t, a)
 		rex, milo := s.Pets["Rex"], s.Pets["Milo"]
-		c := handlerstest.NewShopClient(t, a)
+		c := a.Shopper(t)
 		c.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(rex.ID), "quantity", "2")).WantRedirect("/cart")
 		c.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(milo.ID), "quantity", "1")).WantRedirect("/cart")
 		n := c.Checkout(handlerstest.Buyer("date", day(a, 7)))
@@ -149,7 +149,7 @@ func TestShopOrderTotals(t *testing.T) {
 		if got := r.Text("confirmation-date"); got != ship.Format("2 Jan 2006") {
 			t.Errorf("date = %q", got)
 		}
-		if got := r.TestID("find-again"); got.Find(`a[href="/orders/lookup"]`).Length() != 1 || !strings.Contains(got.Text(), handlerstest.Itoa(n)) {
+		if got := r.ID("find-again"); got.Find(`a[href="/orders/lookup"]`).Length() != 1 || !strings.Contains(got.Text(), handlerstest.Itoa(n)) {
 			t.Errorf("how to find it again: %q", got.Text())
 		}
 
@@ -178,7 +178,7 @@ func TestShopOrderTotals(t *testing.T) {
 			t.Errorf("checkout totals = %q", got)
 		}
 		milos := o.Find(`[data-checkout-id="`+handlerstest.Itoa(n)+`"] [data-testid="order"]`).Last().AttrOr("data-order-id", "")
-		hx := c.Post("/orders/"+milos+"/cancel", nil, true).WantStatus(http.StatusOK)
+		hx := c.HXPost("/orders/"+milos+"/cancel", nil).WantStatus(http.StatusOK)
 		if got := hx.Texts("checkout-total"); !slices.Equal(got, []string{"€91.00", "€258.00"}) {
 			t.Errorf("totals after a cancel = %q", got)
 		}
@@ -187,10 +187,10 @@ func TestShopOrderTotals(t *testing.T) {
 		}
 
 		t.Run("only the browser that placed it sees the confirmation", func(t *testing.T) {
-			other := handlerstest.NewShopClient(t, a)
+			other := a.Shopper(t)
 			theirs := other.Get(confirmation).WantStatus(http.StatusNotFound)
 			missing := c.Get("/orders/confirmation/" + handlerstest.Itoa(n2+100)).WantStatus(http.StatusNotFound)
-			if theirs.Text("error-message") != missing.Text("error-message") || theirs.TestID("order-number").Length() != 0 {
+			if theirs.Text("error-message") != missing.Text("error-message") || theirs.ID("order-number").Length() != 0 {
 				t.Errorf("answers differ: %q and %q", theirs.Text("error-message"), missing.Text("error-message"))
 			}
 			c.Get("/orders/confirmation/abc").WantStatus(http.StatusBadRequest)

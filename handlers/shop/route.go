@@ -4,13 +4,14 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"petstore/web"
+	"petstore/web/browser"
 )
 
 // New is the storefront over h's parts. Its chains' middleware is made
 // here, once.
 func New(h Handler) *Handler {
 	h.surface = &web.Surface{Errors: h.RenderError}
-	h.csrf = web.CSRF(h.Sessions, SessionName)
+	h.csrf = browser.CSRF(h.Sessions, SessionName)
 	return &h
 }
 

@@ -9,27 +9,28 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
-	"github.com/gorilla/sessions"
 
 	"petstore/views/components"
 	view "petstore/views/shop"
 	"petstore/web"
+	"petstore/web/browser"
 )
 
 // SessionName names the storefront's cookie: signed and encrypted by
-// web.Sessions, it holds the shopper id, the cart, the flash messages and
+// browser.Sessions, it holds the shopper id, the cart, the flash messages and
 // the CSRF token. Nothing of the shopper's is kept on the server but their
 // orders, so any instance serves any shopper.
 const SessionName = "petstore_shop"
 
-// Session keys of the shop's cookie (web.CSRF keeps its own "csrf").
+// Session keys of the shop's cookie (browser.CSRF keeps its own "csrf").
 const (
 	keyShopper = "shopper"
 	keyCart    = "cart"
 )
 
-// maxFlashes bounds the messages waiting for the next page.
-const maxFlashes = 3
+// shopFlashes are the messages waiting for the shopper's next page: the
+// newest 3.
+var shopFlashes = browser.Flashes{Keep: 3}
 
 // maxCartLines bounds the cart, so the cookie stays well under 4 KiB.
 const maxCartLines = 25
@@ -101,8 +102,8 @@ func (c cart) count() int64 {
 }
 
 // Session loads the shop's session and gives a new browser its stable
-// random shopper id (db.Owner.ShopperID). It runs after web.CSRF, which
-// loaded the same session.
+// random shopper id (db.Owner.ShopperID). It runs after browser.CSRF,
+// which loaded the same session.
 func (h *Handler) Session(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderCacheControl, web.PrivateCache)
 	c.Vary("HX-Request")
@@ -110,13 +111,13 @@ func (h *Handler) Session(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if id, _ := sess.Values[keyShopper].(string); id == "" {
+	if sess.Value(keyShopper) == "" {
 		b := make([]byte, 16)
 		if _, err := rand.Read(b); err != nil {
 			return err
 		}
-		sess.Values[keyShopper] = hex.EncodeToString(b)
-		if err := h.saveShop(c, sess); err != nil {
+		sess.Set(keyShopper, hex.EncodeToString(b))
+		if err := sess.Save(); err != nil {
 			return err
 		}
 	}
@@ -125,52 +126,28 @@ func (h *Handler) Session(c *fiber.Ctx) error {
 
 // shopState is the request's session with its cart decoded.
 type shopState struct {
-	sess    *sessions.Session
+	sess    *browser.Session
 	cart    cart
 	shopper string
 }
 
-// loadState returns the request's session (loaded by shopSession).
+// loadState returns the request's session (loaded by Session).
 func (h *Handler) loadState(c *fiber.Ctx) (*shopState, error) {
 	sess, err := h.Sessions.Get(c, SessionName)
 	if err != nil {
 		return nil, err
 	}
-	raw, _ := sess.Values[keyCart].(string)
-	shopper, _ := sess.Values[keyShopper].(string)
-	return &shopState{sess: sess, cart: parseCart(raw), shopper: shopper}, nil
+	return &shopState{sess: sess, cart: parseCart(sess.Value(keyCart)), shopper: sess.Value(keyShopper)}, nil
 }
 
-// saveState writes the cart back into the session and saves the cookie.
-func (h *Handler) saveState(c *fiber.Ctx, st *shopState) error {
+// keepCart writes the cart back into the session, for the answer to save
+// (browser.Reply).
+func (st *shopState) keepCart() {
 	if len(st.cart) == 0 {
-		delete(st.sess.Values, keyCart)
+		st.sess.Delete(keyCart)
 	} else {
-		st.sess.Values[keyCart] = st.cart.String()
+		st.sess.Set(keyCart, st.cart.String())
 	}
-	return h.saveShop(c, st.sess)
-}
-
-// saveShop saves the session, replacing a Set-Cookie an earlier step of
-// this request wrote (web.CSRF on a first visit), so the response carries
-// one cookie with everything in it.
-func (h *Handler) saveShop(c *fiber.Ctx, sess *sessions.Session) error {
-	c.Response().Header.DelCookie(SessionName)
-	return h.Sessions.Save(c, sess)
-}
-
-// flash queues a message for the next page the shopper sees (after a
-// redirect). Flashes are "kind|text" strings.
-func flash(st *shopState, kind, text string) {
-	// Only the newest few wait: a script posting again and again without
-	// loading a page would otherwise grow the cookie past what a browser
-	// keeps (4 KiB) and the session could no longer be saved.
-	if queued := st.sess.Flashes(); len(queued) > 0 {
-		for _, f := range queued[max(0, len(queued)-maxFlashes+1):] {
-			st.sess.AddFlash(f)
-		}
-	}
-	st.sess.AddFlash(kind + "|" + text)
 }
 
 // pageChrome is the frame of a full page: it takes the queued flash
@@ -180,51 +157,41 @@ func (h *Handler) pageChrome(c *fiber.Ctx, active string) (view.Chrome, error) {
 	if err != nil {
 		return view.Chrome{}, err
 	}
-	ch := view.Chrome{CSRF: web.CSRFToken(c), CartCount: st.cart.count(), Active: active}
-	if raw := st.sess.Flashes(); len(raw) > 0 {
-		for _, f := range raw {
-			s, _ := f.(string)
-			kind, text, ok := strings.Cut(s, "|")
-			if !ok {
-				kind, text = components.FlashInfo, s
-			}
-			ch.Flashes = append(ch.Flashes, components.Flash{Kind: kind, Text: text})
-		}
-		if err := h.saveShop(c, st.sess); err != nil {
-			return view.Chrome{}, err
-		}
+	flashes, err := shopFlashes.Take(st.sess)
+	if err != nil {
+		return view.Chrome{}, err
 	}
-	return ch, nil
+	return view.Chrome{CSRF: browser.CSRFToken(c), CartCount: st.cart.count(), Active: active, Flashes: flashes}, nil
 }
 
 // partialChrome is the frame an htmx partial updates out of band: the
 // cart count and the messages of this request.
 func partialChrome(c *fiber.Ctx, st *shopState, flashes ...components.Flash) view.Chrome {
-	return view.Chrome{CSRF: web.CSRFToken(c), CartCount: st.cart.count(), Flashes: flashes}
+	return view.Chrome{CSRF: browser.CSRFToken(c), CartCount: st.cart.count(), Flashes: flashes}
 }
 
-// isPartial reports whether to answer with a fragment: an htmx request
-// that is not a history restore (which needs the whole page).
-func isPartial(c *fiber.Ctx) bool {
-	return web.IsHTMX(c) && c.Get("HX-History-Restore-Request") != "true"
-}
-
-// afterPost ends a successful form post: htmx gets the fragment with the
-// message out of band; a plain form gets the message as a flash and a
-// 303 to the page to show (Post/Redirect/Get).
+// afterPost ends a successful form post that changed the shopper's state
+// (browser.Reply): htmx gets the fragment with the message out of band; a
+// plain form gets the message as a flash and a 303 to the page to show.
+// fragment may be nil when the request is not htmx's (browser.Partial).
 func (h *Handler) afterPost(c *fiber.Ctx, st *shopState, f components.Flash, redirect string, fragment func(view.Chrome) templ.Component) error {
-	if isPartial(c) {
-		if err := h.saveState(c, st); err != nil {
-			return err
+	st.keepCart()
+	r := browser.Reply{To: redirect, Flash: f, Flashes: shopFlashes}
+	if fragment != nil {
+		r.Fragment = func() error {
+			ch := partialChrome(c, st, f)
+			return web.Render(c, nil, templ.Join(fragment(ch), view.Chromed(ch)))
 		}
-		ch := partialChrome(c, st, f)
-		return web.Render(c, nil, templ.Join(fragment(ch), view.Chromed(ch)))
 	}
-	flash(st, f.Kind, f.Text)
-	if err := h.saveState(c, st); err != nil {
-		return err
-	}
-	return c.Redirect(redirect, fiber.StatusSeeOther)
+	return r.Send(c, st.sess)
+}
+
+// goTo ends a post that sends the shopper to another page (a checkout's
+// confirmation, a found order): htmx by HX-Redirect, a plain form by 303;
+// the session saved with the cart (browser.Reply).
+func goTo(c *fiber.Ctx, st *shopState, to string) error {
+	st.keepCart()
+	return browser.Reply{To: to, HXRedirect: true}.Send(c, st.sess)
 }
 
 // showPage renders a full page whose view load makes from the shopper's

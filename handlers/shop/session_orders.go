@@ -27,27 +27,24 @@ const maxProven = 5
 // They passed validation, so they are short (name 100, email 254, phone 30)
 // and the cookie stays small.
 func rememberBuyer(st *shopState, c *db.Checkout) {
-	st.sess.Values[keyBuyerName] = c.Name
-	st.sess.Values[keyBuyerEmail] = c.Email
+	st.sess.Set(keyBuyerName, c.Name)
+	st.sess.Set(keyBuyerEmail, c.Email)
 	if c.Phone != "" {
-		st.sess.Values[keyBuyerPhone] = c.Phone
+		st.sess.Set(keyBuyerPhone, c.Phone)
 	} else {
-		delete(st.sess.Values, keyBuyerPhone)
+		st.sess.Delete(keyBuyerPhone)
 	}
 }
 
 // rememberedBuyer is the details of this browser's last checkout, if any.
 func rememberedBuyer(st *shopState) (name, email, phone string) {
-	name, _ = st.sess.Values[keyBuyerName].(string)
-	email, _ = st.sess.Values[keyBuyerEmail].(string)
-	phone, _ = st.sess.Values[keyBuyerPhone].(string)
-	return name, email, phone
+	return st.sess.Value(keyBuyerName), st.sess.Value(keyBuyerEmail), st.sess.Value(keyBuyerPhone)
 }
 
 // proven lists the checkouts this session proved, oldest first. In the
 // cookie they are "12,34": plain values need no gob registration.
 func proven(st *shopState) []int64 {
-	raw, _ := st.sess.Values[keyProven].(string)
+	raw := st.sess.Value(keyProven)
 	var ids []int64
 	for _, part := range strings.Split(raw, ",") {
 		if id, err := strconv.ParseInt(part, 10, 64); err == nil && id > 0 && !slices.Contains(ids, id) {
@@ -72,7 +69,7 @@ func prove(st *shopState, id int64) {
 	for i, x := range ids {
 		parts[i] = strconv.FormatInt(x, 10)
 	}
-	st.sess.Values[keyProven] = strings.Join(parts, ",")
+	st.sess.Set(keyProven, strings.Join(parts, ","))
 }
 
 // isProven reports whether this session proved checkout id.

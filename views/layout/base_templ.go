@@ -24,7 +24,7 @@ type Doc struct {
 	Description string
 	// CSRFToken, when set, is sent by htmx with every request it makes as
 	// the X-CSRF-Token header (hx-headers on <body>), so htmx forms and
-	// buttons pass web.CSRF without a hidden field of their own.
+	// buttons pass browser.CSRF without a hidden field of their own.
 	CSRFToken string
 	// Stylesheets are extra same-origin stylesheets, after Pico and app.css
 	// (e.g. static.URL("css/shop.css")).

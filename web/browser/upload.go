@@ -1,4 +1,4 @@
-package web
+package browser
 
 import (
 	"bytes"
@@ -8,10 +8,12 @@ import (
 	"mime/multipart"
 
 	"github.com/gofiber/fiber/v2"
+
+	"petstore/web"
 )
 
 // A browser's file upload (a multipart/form-data form, like the console's
-// photos) on a route BodyLimits.Allow gives a large body is read as a
+// photos) on a route web.BodyLimits.Allow gives a large body is read as a
 // stream, one part after another, never as a whole form: c.MultipartForm
 // would read every file first (up to the route's tens of megabytes), and
 // fasthttp would spill them to disk.
@@ -22,44 +24,47 @@ import (
 // CSRF reads that part through a gate that lets at most csrfPrefixMax bytes
 // of the body through until the token is proven, and hands the reader,
 // positioned after it, to the route (UploadParts). A forged or stale post
-// thus costs the server at most 4 KiB of its body: the refusal (403)
+// thus costs the server at most 8 KiB of its body: the refusal (403)
 // closes the connection without reading or draining the rest.
 
 // csrfPrefixMax is how much of an upload's body may be read before its
 // CSRF token is proven: the boundary, the first part's headers and the
-// token take a few hundred bytes.
-const csrfPrefixMax = 4 << 10
+// token take a few hundred bytes, and mime/multipart reads up to 4 KiB
+// ahead of what it has handed out, looking for the next boundary. With
+// less room, whether a token that ends near 4 KiB got through would
+// depend on how the body's bytes happened to arrive.
+const csrfPrefixMax = 8 << 10
 
 // maxTokenLen bounds the token part read: CSRF's tokens are 43 characters.
 const maxTokenLen = 256
 
 // ErrUploadTooLarge: a chunked upload went on past its route's limit
-// (BodyLimits.Allow); a body announced longer is refused from its headers.
+// (web.BodyLimits.Allow); a body announced longer is refused from its headers.
 var ErrUploadTooLarge = errors.New("the upload is larger than this form takes")
 
 // ErrNotMultipart: the body of an upload route is not multipart/form-data
 // (with a boundary), so it holds no files.
 var ErrNotMultipart = errors.New("the request is not a multipart/form-data upload")
 
-// errTokenNotFirst: the body's first 4 KiB hold no complete CSRF token part.
+// errTokenNotFirst: the body's first 8 KiB hold no complete CSRF token part.
 var errTokenNotFirst = errors.New("the CSRF token is not the upload's first part")
 
 type multipartLocal struct{}
 
 // UploadParts returns the parts of a file upload's body, on a route
-// BodyLimits.Allow names (in a group with CSRF): the reader CSRF has read
+// web.BodyLimits.Allow names (in a group with CSRF): the reader CSRF has read
 // the token part from, or a new one over the body when the token came in
 // the X-CSRF-Token header. Reading goes no further than the route's limit
 // (ErrUploadTooLarge past it, wrapped in the reader's error). A body that
 // is not multipart/form-data is ErrNotMultipart.
 func UploadParts(c *fiber.Ctx) (*multipart.Reader, error) {
-	ExtendBodyDeadline(c) // the route has checked the session (and CSRF) by now
+	web.ExtendBodyDeadline(c) // the route has checked the session (and CSRF) by now
 	if mr, ok := c.Locals(multipartLocal{}).(*multipart.Reader); ok {
 		return mr, nil
 	}
-	max, ok := c.Locals(bodyLimitLocal{}).(int64)
+	max, ok := web.StreamedLimit(c)
 	if !ok {
-		return nil, errors.New("web.UploadParts on a route BodyLimits.Allow did not name")
+		return nil, errors.New("browser.UploadParts on a route web.BodyLimits.Allow did not name")
 	}
 	boundary, ok := formBoundary(c)
 	if !ok {
@@ -68,29 +73,19 @@ func UploadParts(c *fiber.Ctx) (*multipart.Reader, error) {
 	return multipart.NewReader(&uploadBody{r: bodyReader(c), limit: max, max: max}, boundary), nil
 }
 
-// streamedRoute reports whether the request's route reads its own large
-// body (BodyLimits.Allow).
-func streamedRoute(c *fiber.Ctx) bool {
-	_, ok := c.Locals(bodyLimitLocal{}).(int64)
-	return ok
-}
-
 // formToken is the CSRF token a form sent in its body. On an upload route
 // a multipart body's token must be its first part, read through the gate
 // (see above); any other body there is an ordinary small form, read like
-// every route's, at most MaxBody. Elsewhere it is the form value, from the
-// body BodyLimits has read already. "" when there is none.
+// every route's, at most web.MaxBody. Elsewhere it is the form value, from
+// the body web.BodyLimits has read already. "" when there is none.
 func formToken(c *fiber.Ctx) (string, error) {
-	max, streamed := c.Locals(bodyLimitLocal{}).(int64)
+	max, streamed := web.StreamedLimit(c)
 	if !streamed {
 		return c.FormValue(CSRFField), nil
 	}
 	boundary, ok := formBoundary(c)
 	if !ok {
-		if int64(c.Request().Header.ContentLength()) > MaxBody {
-			return "", refuseBody(c, tooLarge(MaxBody))
-		}
-		if err := readBody(c, MaxBody); err != nil {
+		if err := web.ReadBodyAtMost(c, web.MaxBody); err != nil {
 			return "", err
 		}
 		return c.FormValue(CSRFField), nil

@@ -1,4 +1,4 @@
-package web
+package browser
 
 import (
 	"crypto/rand"
@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"petstore/db"
+	"petstore/web"
 )
 
 // CSRFField is the form field, and CSRFHeader the header (htmx), that
@@ -23,24 +24,25 @@ type csrfLocal struct{}
 // CSRF guards a browser area with a synchronizer token kept in its session
 // (name): every unsafe request must send it back, in the form or the
 // X-CSRF-Token header. The session cookie is SameSite=Lax as well. On a
-// route that reads a large body itself (BodyLimits.Allow: a file upload)
-// the form's token is read from the body's first part alone, and a refusal
-// closes the connection with the rest of the body unread (upload.go).
+// route that reads a large body itself (web.BodyLimits.Allow: a file
+// upload) the form's token is read from the body's first part alone, and a
+// refusal closes the connection with the rest of the body unread
+// (upload.go).
 func CSRF(s *Sessions, name string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		sess, err := s.Get(c, name)
 		if err != nil {
 			return err
 		}
-		token, _ := sess.Values[csrfKey].(string)
+		token := sess.Value(csrfKey)
 		if token == "" {
 			b := make([]byte, 32)
 			if _, err := rand.Read(b); err != nil {
 				return err
 			}
 			token = base64.RawURLEncoding.EncodeToString(b)
-			sess.Values[csrfKey] = token
-			if err := s.Save(c, sess); err != nil {
+			sess.Set(csrfKey, token)
+			if err := sess.Save(); err != nil {
 				return err
 			}
 		}
@@ -56,7 +58,7 @@ func CSRF(s *Sessions, name string) fiber.Handler {
 			}
 		}
 		if subtle.ConstantTimeCompare([]byte(sent), []byte(token)) != 1 {
-			if streamedRoute(c) {
+			if _, streamed := web.StreamedLimit(c); streamed {
 				c.Context().SetConnectionClose() // BodyLimits reads no more of it
 			}
 			return db.Errorf(db.EForbidden, "This form has expired. Reload the page and try again.")
@@ -71,12 +73,7 @@ func CSRFToken(c *fiber.Ctx) string {
 	return t
 }
 
-// SecurityHeaders sets the browser protections of the HTML pages: only
-// same-origin scripts, styles and frames, no sniffing, no referrer leaks.
-func SecurityHeaders(c *fiber.Ctx) error {
-	c.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'")
-	c.Set("X-Content-Type-Options", "nosniff")
-	c.Set("Referrer-Policy", "same-origin")
-	c.Set("X-Frame-Options", "DENY")
-	return c.Next()
-}
+// RenewCSRF forgets the CSRF token kept in the session, so that CSRF makes
+// a new one on the next request: a token seen before a sign-in is worth
+// nothing after it.
+func (s *Session) RenewCSRF() { s.Delete(csrfKey) }

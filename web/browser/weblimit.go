@@ -1,4 +1,4 @@
-package web
+package browser
 
 import (
 	"log/slog"
@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"petstore/db"
+	"petstore/web"
 	"petstore/web/ratelimit"
 )
 
@@ -15,12 +16,12 @@ import (
 var WebLimits = ratelimit.Limits{Plan: "web", PerMinute: 60, PerDay: 1000}
 
 // webSubject names the bucket a browser form post counts against: its
-// client's bucket (ClientBucket, as for the API: an IPv6 client by its
-// /64, one subscriber's block, SPEC §6). The "web:" prefix keeps it apart from the anonymous API's "ip:" bucket,
-// so browsing the shop never uses up a script's API allowance, nor the
-// other way round.
+// client's bucket (web.ClientBucket, as for the API: an IPv6 client by its
+// /64, one subscriber's block, SPEC §6). The "web:" prefix keeps it apart
+// from the anonymous API's "ip:" bucket, so browsing the shop never uses
+// up a script's API allowance, nor the other way round.
 func webSubject(c *fiber.Ctx, proxies ratelimit.TrustedProxies) string {
-	return "web:" + ClientBucket(c, proxies)
+	return "web:" + web.ClientBucket(c, proxies)
 }
 
 // WebLimit counts each unsafe request (POST and the like; GET, HEAD and
@@ -41,13 +42,13 @@ func WebLimit(limiter *ratelimit.Limiter, proxies ratelimit.TrustedProxies, logg
 		subject := webSubject(c, proxies)
 		d, err := limiter.AllowUnbanned(c.UserContext(), subject, WebLimits)
 		if err != nil {
-			logger.Warn("form rate limiter failed; request let through", "requestId", RequestID(c), "err", err)
+			logger.Warn("form rate limiter failed; request let through", "requestId", web.RequestID(c), "err", err)
 			return c.Next()
 		}
 		if !d.Allowed {
 			wait := int64(d.RetryAfter.Seconds())
 			c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(wait, 10))
-			logger.Debug("form rate limit reached", "requestId", RequestID(c), "subject", subject, "window", d.Binding)
+			logger.Debug("form rate limit reached", "requestId", web.RequestID(c), "subject", subject, "window", d.Binding)
 			return db.Errorf(db.ERateLimited, "Too many requests from your address. Please wait %s and try again.", waitWords(wait))
 		}
 		return c.Next()
