@@ -57,7 +57,7 @@ func CSRF(s *Sessions, name string) fiber.Handler {
 				return err
 			}
 		}
-		if subtle.ConstantTimeCompare([]byte(sent), []byte(token)) != 1 {
+		if !tokenMatches(sent, token) {
 			if _, streamed := web.StreamedLimit(c); streamed {
 				c.Context().SetConnectionClose() // BodyLimits reads no more of it
 			}
@@ -67,10 +67,38 @@ func CSRF(s *Sessions, name string) fiber.Handler {
 	}
 }
 
-// CSRFToken is the token to put in the request's forms.
+// CSRFToken is the token to put in the request's forms: the session's,
+// masked with fresh random bytes on every call (SPEC §17). A page that
+// echoes what the visitor typed and is compressed would otherwise leak a
+// fixed token a guessed character at a time through its compressed length
+// (BREACH); a masked one differs on every render, and each verifies.
 func CSRFToken(c *fiber.Ctx) string {
 	t, _ := c.Locals(csrfLocal{}).(string)
-	return t
+	raw, err := base64.RawURLEncoding.DecodeString(t)
+	if err != nil || len(raw) == 0 {
+		return ""
+	}
+	masked := make([]byte, 2*len(raw))
+	pad, sealed := masked[:len(raw)], masked[len(raw):]
+	_, _ = rand.Read(pad) // crypto/rand does not fail (Go 1.24+)
+	subtle.XORBytes(sealed, pad, raw)
+	return base64.RawURLEncoding.EncodeToString(masked)
+}
+
+// tokenMatches reports whether sent, a masked token (CSRFToken), unmasks
+// to the session's token, in constant time.
+func tokenMatches(sent, token string) bool {
+	raw, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil || len(raw) == 0 {
+		return false
+	}
+	masked, err := base64.RawURLEncoding.DecodeString(sent)
+	if err != nil || len(masked) != 2*len(raw) {
+		return false
+	}
+	got := make([]byte, len(raw))
+	subtle.XORBytes(got, masked[:len(raw)], masked[len(raw):])
+	return subtle.ConstantTimeCompare(got, raw) == 1
 }
 
 // RenewCSRF forgets the CSRF token kept in the session, so that CSRF makes

@@ -15,16 +15,25 @@ import (
 	"petstore/web/browser/browsertest"
 )
 
-// TestCSRF: a first visit gets a token kept in its session (the same on
-// every page after); an unsafe request passes with it, in the form or the
-// X-CSRF-Token header, and is refused (403) without it, with a forged
-// one, or with another session's. Safe methods need none.
+// TestCSRF: a first visit gets a token kept in its session; every render
+// shows it masked afresh (SPEC §17: two renders differ, both verify). An
+// unsafe request passes with it, in the form or the X-CSRF-Token header,
+// and is refused (403) without it, with a forged one, with another
+// session's, or with it in the URL's query alone. Safe methods need none.
 func TestCSRF(t *testing.T) {
 	app := newKit(t, browser.NewSessions([][]byte{secret}))
 	b := visitor(t, app)
 	token := b.CSRF
-	if b.Get("/page"); b.CSRF != token {
-		t.Errorf("the token changed between pages: %q, then %q", token, b.CSRF)
+	if b.Get("/page"); b.CSRF == token {
+		t.Errorf("two renders carry the same token %q: it is not masked", token)
+	}
+	for i, tok := range []string{token, b.CSRF} {
+		if p := b.Post("/note", url.Values{"note": {"render"}, "_csrf": {tok}}); p.Status != http.StatusOK {
+			t.Errorf("the token of render %d: %d, want 200", i+1, p.Status)
+		}
+	}
+	if p := b.Post("/note?_csrf="+url.QueryEscape(token), url.Values{"note": {"x"}, "_csrf": {""}}); p.Status != http.StatusForbidden {
+		t.Errorf("the token in the URL's query: %d, want 403", p.Status)
 	}
 	other := visitor(t, app)
 	if other.CSRF == token {

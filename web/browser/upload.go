@@ -81,14 +81,14 @@ func UploadParts(c *fiber.Ctx) (*multipart.Reader, error) {
 func formToken(c *fiber.Ctx) (string, error) {
 	max, streamed := web.StreamedLimit(c)
 	if !streamed {
-		return c.FormValue(CSRFField), nil
+		return bodyField(c, CSRFField), nil
 	}
 	boundary, ok := formBoundary(c)
 	if !ok {
 		if err := web.ReadBodyAtMost(c, web.MaxBody); err != nil {
 			return "", err
 		}
-		return c.FormValue(CSRFField), nil
+		return bodyField(c, CSRFField), nil
 	}
 	body := &uploadBody{r: bodyReader(c), limit: csrfPrefixMax, max: max}
 	mr := multipart.NewReader(body, boundary)
@@ -158,4 +158,19 @@ func (b *uploadBody) Read(p []byte) (int, error) {
 		b.err = errTokenNotFirst
 	}
 	return n, b.err
+}
+
+// bodyField is a field of the form in the request's body: never one of its
+// URL's query (c.FormValue would take either), so a token never travels
+// in a URL that logs, Referer headers and history keep (SPEC §17).
+func bodyField(c *fiber.Ctx, name string) string {
+	if v := c.Request().PostArgs().Peek(name); len(v) > 0 {
+		return string(v)
+	}
+	if form, err := c.MultipartForm(); err == nil {
+		if vs := form.Value[name]; len(vs) > 0 {
+			return vs[0]
+		}
+	}
+	return ""
 }
