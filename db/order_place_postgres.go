@@ -145,8 +145,10 @@ func (s *Store) placeLonePostgres(ctx context.Context, o *Order, owner Owner) er
 }
 
 // placedEventsWithHoles are the placedEvents of o, a lone order, with
-// holes (placeHoles) for what the statement fills in; it checks that each
-// hole was found once.
+// holes (placeHoles) for what the statement fills in. It checks that each
+// hole was found once: a value that spelled a sentinel's token whole (a
+// buyer's name could; a lone order has no buyer) fails the order rather
+// than being filled.
 func placedEventsWithHoles(o *Order) ([]pendingEvent, error) {
 	p := &Pet{ID: o.PetID, Stock: holeStock, Status: holeStatus}
 	t := *o
