@@ -16,21 +16,19 @@ import (
 	"github.com/pressly/goose/v3/lock"
 )
 
-// Folders of the embedded migrations, one per dialect.
-const (
-	SQLite   = "sqlite"
-	Postgres = "postgres"
-)
+// postgres is PostgreSQL's dialect as the store names it, and the folder
+// of its migrations; SQLite's is "sqlite".
+const postgres = "postgres"
 
 // provider is goose over the migrations of dialect in root, which holds
-// one folder per dialect.
+// one folder per dialect, named as the dialect.
 func provider(db *sql.DB, dialect string, root fs.FS, opts ...goose.ProviderOption) (*goose.Provider, error) {
 	sub, err := fs.Sub(root, dialect)
 	if err != nil {
 		return nil, err
 	}
 	d := goose.DialectSQLite3
-	if dialect == Postgres {
+	if dialect == postgres {
 		d = goose.DialectPostgres
 		opts = append(opts, goose.WithGoMigrations(searchIndexesMigration()))
 	}
@@ -43,7 +41,7 @@ func provider(db *sql.DB, dialect string, root fs.FS, opts ...goose.ProviderOpti
 // tables.
 func Up(ctx context.Context, db *sql.DB, dialect string, root fs.FS) error {
 	var opts []goose.ProviderOption
-	if dialect == Postgres {
+	if dialect == postgres {
 		locker, err := schemaLocker(ctx, db)
 		if err != nil {
 			return fmt.Errorf("migrations: %w", err)
