@@ -251,19 +251,3 @@ func (s *Store) findCheckoutOrders(ctx context.Context, checkoutID int64) ([]*Or
 	}
 	return orders, nil
 }
-
-// AdoptCurrency records the store's currency on the orders placed before
-// orders recorded one (migration 00006): they cost 0.00, in the currency
-// the shop runs in. It runs at every start and touches only such orders.
-// The partial index orders_no_currency keeps that a lookup of nothing.
-func (s *Store) AdoptCurrency(ctx context.Context) error {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if _, err := tx.exec(ctx, `UPDATE orders SET currency = $1 WHERE currency IS NULL`, s.Currency); err != nil {
-		return fmt.Errorf("adopt currency: %w", err)
-	}
-	return tx.Commit()
-}

@@ -6,11 +6,8 @@ package db
 import (
 	"context"
 	"database/sql"
-	"embed"
 	"errors"
 	"fmt"
-	"hash/fnv"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,14 +16,13 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	_ "github.com/lib/pq" // PostgreSQL driver "postgres"
-	"github.com/pressly/goose/v3"
-	"github.com/pressly/goose/v3/lock"
+	_ "github.com/lib/pq"  // PostgreSQL driver "postgres"
 	_ "modernc.org/sqlite" // embedded SQLite driver "sqlite"
-)
 
-//go:embed migrations
-var migrations embed.FS
+	"petstore/db/internal/counters"
+	"petstore/db/internal/outbox"
+	"petstore/db/internal/stmtcache"
+)
 
 // Dialects the store speaks.
 const (
@@ -67,15 +63,20 @@ type Store struct {
 	hooksMu sync.RWMutex
 	onEvent []func()
 
-	stmts stmtCache
+	stmts *stmtcache.Cache
 	keys  keyCache
 	// counterReads and authReads share the change counters' reads, both or
 	// the auth counter alone (counters.go).
-	counterReads sharedReads[counters]
-	authReads    sharedReads[counters]
+	counterReads counters.SharedReads[counters.Values]
+	authReads    counters.SharedReads[counters.Values]
 
-	horizon  eventHorizon // PostgreSQL: how far readers may deliver events
-	notifier notifier     // PostgreSQL: NOTIFY other instances after commits
+	// placeLone places a lone order faster than placeOrders' transaction
+	// (PostgreSQL's one statement, order_place_postgres.go); nil places it
+	// in Go like every other order.
+	placeLone func(ctx context.Context, o *Order, owner Owner) error
+
+	horizon  outbox.Horizon  // PostgreSQL: how far readers may deliver events
+	notifier outbox.Notifier // PostgreSQL: NOTIFY other instances after commits
 }
 
 // defaultConnectTimeout bounds, in seconds, connecting to PostgreSQL (TCP
@@ -154,23 +155,24 @@ func Open(ctx context.Context, rawURL string, now func() time.Time) (*Store, err
 		x.SetMaxIdleConns(32)
 		x.SetConnMaxIdleTime(5 * time.Minute)
 	}
-	s := &Store{db: x, dialect: dialect, Now: now, Currency: DefaultCurrency}
-	s.counterReads.read = s.readCountersWith(countersQuery)
-	s.authReads.read = s.readCountersWith(authCounterQuery)
+	s := &Store{db: x, dialect: dialect, Now: now, Currency: DefaultCurrency, stmts: stmtcache.New(x)}
+	s.counterReads.Read = s.readCountersWith(countersQuery)
+	s.authReads.Read = s.readCountersWith(authCounterQuery)
 	if err := s.Ping(ctx); err != nil {
 		x.Close()
 		return nil, err
 	}
 	if dialect == DialectPostgres {
-		s.startNotifier()
+		s.placeLone = s.placeLonePostgres
+		s.notifier.Start(s.notify)
 	}
 	return s, nil
 }
 
 // Close closes the database.
 func (s *Store) Close() error {
-	s.stopNotifier()
-	s.closeStmts()
+	s.notifier.Stop()
+	s.stmts.Close()
 	return s.db.Close()
 }
 
@@ -188,57 +190,6 @@ func (s *Store) Ping(ctx context.Context) error {
 		return fmt.Errorf("ping database: %w", err)
 	}
 	return nil
-}
-
-func (s *Store) provider(opts ...goose.ProviderOption) (*goose.Provider, error) {
-	sub, err := fs.Sub(migrations, "migrations/"+s.dialect)
-	if err != nil {
-		return nil, err
-	}
-	d := goose.DialectSQLite3
-	if s.dialect == DialectPostgres {
-		d = goose.DialectPostgres
-		// 00004 is Go: it picks a plain or a concurrent index build by the
-		// size of the catalog.
-		opts = append(opts, goose.WithGoMigrations(searchIndexesMigration()))
-	}
-	return goose.NewProvider(d, s.db.DB, sub, opts...)
-}
-
-// Migrate applies every pending migration. On PostgreSQL it holds an
-// advisory lock meanwhile, so that instances started together take turns
-// rather than fail on each other's half-made tables.
-func (s *Store) Migrate(ctx context.Context) error {
-	var opts []goose.ProviderOption
-	if s.dialect == DialectPostgres {
-		locker, err := s.migrationLocker(ctx)
-		if err != nil {
-			return fmt.Errorf("migrations: %w", err)
-		}
-		opts = append(opts, goose.WithSessionLocker(locker))
-	}
-	p, err := s.provider(opts...)
-	if err != nil {
-		return fmt.Errorf("migrations: %w", err)
-	}
-	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	return nil
-}
-
-// migrationLocker is a PostgreSQL advisory lock for migrating the current
-// schema, waited for a second at a time for up to five minutes. Its id
-// names the schema: migrations of different schemas (each test has its
-// own) do not wait for each other.
-func (s *Store) migrationLocker(ctx context.Context) (lock.SessionLocker, error) {
-	var schema string
-	if err := s.get(ctx, &schema, `SELECT COALESCE(current_schema(), '')`); err != nil {
-		return nil, fmt.Errorf("current schema: %w", err)
-	}
-	h := fnv.New64a()
-	h.Write([]byte("petstore migrations " + schema))
-	return lock.NewPostgresSessionLocker(lock.WithLockID(int64(h.Sum64()>>1)), lock.WithLockTimeout(1, 300))
 }
 
 // OnEvent registers fn to run after any transaction that wrote an event
@@ -299,7 +250,7 @@ func (tx *Tx) Commit() error {
 // eventsCommitted wakes event listeners after a commit that wrote events:
 // in-process hooks directly, other instances through the notifier.
 func (s *Store) eventsCommitted() {
-	s.notifyOthers()
+	s.notifier.Kick()
 	s.hooksMu.RLock()
 	hooks := s.onEvent
 	s.hooksMu.RUnlock()
@@ -324,30 +275,32 @@ func (tx *Tx) release() {
 	tx.store = nil
 }
 
-// lockPet takes the row lock that serialises every change to one pet's
-// stock, status and orders. SQLite's immediate transactions already hold the
-// database's single write lock.
-func (tx *Tx) lockPet(ctx context.Context, id int64) (*Pet, error) {
-	q := `SELECT ` + petFields + `
-		FROM pets p JOIN inventory i ON i.pet_id = p.id
-		WHERE p.id = $1 AND p.deleted_at IS NULL`
-	if tx.dialect() == DialectPostgres {
-		q += ` FOR UPDATE OF p, i`
-	}
-	var p Pet
-	if err := tx.get(ctx, &p, q, id); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, notFound("Pet", id)
-		}
-		return nil, fmt.Errorf("lock pet: %w", err)
-	}
-	p.Currency = tx.store.Currency
-	return &p, nil
-}
-
 func (tx *Tx) dialect() string {
 	if tx.store == nil {
 		return ""
 	}
 	return tx.store.dialect
+}
+
+// get, sel and exec run a query on the pool through the statement cache.
+func (s *Store) get(ctx context.Context, dest any, query string, args ...any) error {
+	return s.stmts.Get(ctx, dest, query, args...)
+}
+
+func (s *Store) sel(ctx context.Context, dest any, query string, args ...any) error {
+	return s.stmts.Select(ctx, dest, query, args...)
+}
+
+func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return s.stmts.Exec(ctx, query, args...)
+}
+
+// get and exec run a query in the transaction, through the statement
+// cache.
+func (tx *Tx) get(ctx context.Context, dest any, query string, args ...any) error {
+	return tx.store.stmts.TxGet(ctx, tx.Tx, dest, query, args...)
+}
+
+func (tx *Tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return tx.store.stmts.TxExec(ctx, tx.Tx, query, args...)
 }

@@ -3,6 +3,8 @@ package db
 import (
 	"errors"
 	"fmt"
+
+	"petstore/db/internal/outage"
 )
 
 // Error codes of SPEC §2. A Store returns an *Error with one of these for
@@ -90,4 +92,18 @@ func Invalid(field, format string, args ...any) error {
 	var p Problems
 	p.Add(field, format, args...)
 	return p.Err()
+}
+
+// IsUnavailable reports whether err means the database cannot serve right
+// now — unreachable, cut, dropped, shutting down, out of connections or
+// resources, or too slow for the caller's deadline — rather than a bug:
+// SPEC §2 answers it with 503 unavailable and Retry-After. A coded Error
+// says so by its code; anything else is judged by the driver's error type,
+// SQLSTATE or result code (db/internal/outage), never by message text.
+func IsUnavailable(err error) bool {
+	var coded *Error
+	if errors.As(err, &coded) {
+		return coded.Code == EUnavailable
+	}
+	return outage.Is(err)
 }

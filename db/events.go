@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -41,18 +42,28 @@ type pendingEvent struct {
 // events are written together just before the commit (flushEvents), in one
 // statement, in the order they were recorded.
 func (tx *Tx) addEvent(_ context.Context, typ string, data any) error {
+	e, err := newEvent(typ, data)
+	if err != nil {
+		return err
+	}
+	tx.events = append(tx.events, e)
+	return nil
+}
+
+// newEvent is an event of type typ whose data is data as the API shows it
+// (its JSON).
+func newEvent(typ string, data any) (pendingEvent, error) {
 	b, err := json.Marshal(data)
 	if err != nil {
-		return fmt.Errorf("encode event: %w", err)
+		return pendingEvent{}, fmt.Errorf("encode event: %w", err)
 	}
-	tx.events = append(tx.events, pendingEvent{typ: typ, data: string(b)})
-	return nil
+	return pendingEvent{typ: typ, data: string(b)}, nil
 }
 
 // flushEvents inserts the recorded events in one statement, ids in
 // recording order. Nothing orders commits across transactions: readers
 // deliver events only up to the horizon (eventHorizon), and other
-// instances are woken after the commit (notifyOthers).
+// instances are woken after the commit (eventsCommitted).
 func (tx *Tx) flushEvents(ctx context.Context) error {
 	if len(tx.events) == 0 {
 		return nil
@@ -69,7 +80,7 @@ func (tx *Tx) flushEvents(ctx context.Context) error {
 	q := `INSERT INTO events (type, data, created_at) SELECT v.column1, v.column2, $1 FROM (VALUES ` + values + `) AS v ORDER BY v.column3`
 	if tx.dialect() == DialectPostgres {
 		// The filter gives the transaction an id before the ids are drawn
-		// (see eventHorizon).
+		// (see db/internal/outbox: the horizon).
 		q = `INSERT INTO events (type, data, created_at) SELECT v.t, v.d, $1 FROM (VALUES ` + values + `) AS v(t, d, o)
 			WHERE pg_current_xact_id() IS NOT NULL ORDER BY v.o`
 	}
@@ -83,7 +94,7 @@ func (tx *Tx) flushEvents(ctx context.Context) error {
 // EventsAfter returns up to limit events with id > after, oldest first,
 // and none beyond the horizon: on PostgreSQL an event committed while a
 // transaction that may hold a smaller id still runs waits for a later read
-// (see eventHorizon), so a reader that moves its cursor to the last id it
+// (see db/internal/outbox), so a reader that moves its cursor to the last id it
 // got never skips one.
 func (s *Store) EventsAfter(ctx context.Context, after int64, limit int) ([]Event, error) {
 	horizon, err := s.eventHorizon(ctx)
@@ -128,4 +139,30 @@ func (s *Store) LastEventID(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("last event: %w", err)
 	}
 	return id, nil
+}
+
+// eventHorizon returns the newest id up to which the outbox is final: on
+// PostgreSQL the horizon (db/internal/outbox), on SQLite, whose single
+// writer commits ids in order, every id.
+func (s *Store) eventHorizon(ctx context.Context) (int64, error) {
+	if s.dialect != DialectPostgres {
+		return math.MaxInt64, nil
+	}
+	return s.horizon.Read(ctx, s.get)
+}
+
+// EventsHeld reports whether the last read of the outbox stopped at a
+// horizon below events already committed, because transactions that may
+// hold smaller ids were still running. The reader should then read again
+// shortly: when such a transaction aborts, or writes no event, no NOTIFY
+// follows. Always false on SQLite.
+func (s *Store) EventsHeld() bool {
+	return s.dialect == DialectPostgres && s.horizon.Held()
+}
+
+// notify wakes the other instances listening on NotifyChannel; the store's
+// notifier sends it after commits that wrote events.
+func (s *Store) notify(ctx context.Context) error {
+	_, err := s.exec(ctx, `SELECT pg_notify($1, '')`, NotifyChannel)
+	return err
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"petstore/db/internal/counters"
 )
 
 // keyCache remembers, by hash and tagged with the change counter they were
@@ -142,7 +144,7 @@ func (r *authRow) key() *APIKey {
 // the change counter read for this request is the one it was cached at
 // (keyCache); otherwise the one indexed query authQuery reads the key and
 // the counter together. On PostgreSQL the counter reads of concurrent
-// requests are shared (sharedReads), so a hot key costs a fraction of a
+// requests are shared (counters.SharedReads), so a hot key costs a fraction of a
 // round trip. Errors: unauthorized (malformed, unknown or revoked).
 func (s *Store) Authenticate(ctx context.Context, plain string) (*APIKey, error) {
 	if !strings.HasPrefix(plain, KeyPrefix) || len(plain) > 128 {
@@ -163,10 +165,10 @@ func (s *Store) Authenticate(ctx context.Context, plain string) (*APIKey, error)
 	var row authRow
 	if err := s.get(ctx, &row, authQuery, hash); err != nil {
 		err = fmt.Errorf("authenticate: %w", err)
-		snapshotOf(ctx).fail(err)
+		failCounters(ctx, err)
 		return nil, err
 	}
-	snapshotOf(ctx).remember(row.Version)
+	counters.Of(ctx).Remember(row.Version)
 	k := row.key()
 	msg := ""
 	switch {

@@ -12,7 +12,7 @@ import (
 // TestOrderCreatedEventIsTheOrder: the data of order.created is, byte for
 // byte, json.Marshal of the order as FindOrderByID then reads it — price
 // snapshot and buyer included — for a lone API order (on PostgreSQL the
-// one-statement path, which builds the JSON in SQL) and for a storefront
+// one-statement path, which fills in the holes of the JSON made in Go) and for a storefront
 // checkout of several lines with a buyer whose details need escaping.
 func TestOrderCreatedEventIsTheOrder(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {

@@ -43,6 +43,9 @@ func (s *Store) PlaceOrders(ctx context.Context, owner Owner, lines []NewOrder) 
 // placeOrders is PlaceOrders with, when maxOpenUnits > 0, the cap of
 // PlaceCheckout on owner's open units, and, when checkout is not nil, the
 // checkout its orders belong to, written first in the same transaction.
+// It is the one order path: every line is placed by placeOrder, by the
+// rule of takeOrder, except a lone order where the store has a faster way
+// (placeLone: PostgreSQL's one statement), which follows the same rule.
 func (s *Store) placeOrders(ctx context.Context, owner Owner, lines []NewOrder, maxOpenUnits int64, checkout *Checkout) ([]*Order, error) {
 	if len(lines) == 0 {
 		return nil, Errorf(EValidationFailed, "Nothing to order: give at least one pet.")
@@ -55,8 +58,12 @@ func (s *Store) placeOrders(ctx context.Context, owner Owner, lines []NewOrder, 
 		}
 		ships[i] = ship
 	}
-	if s.dialect == DialectPostgres && len(lines) == 1 && maxOpenUnits == 0 && checkout == nil {
-		return s.placeSingleOrderPostgres(ctx, owner, lines[0], ships[0])
+	if s.placeLone != nil && len(lines) == 1 && maxOpenUnits == 0 && checkout == nil {
+		o := newOrder(*lines[0].PetID, *lines[0].Quantity, ships[0], s.Now().UTC(), s.Currency, nil)
+		if err := s.placeLone(ctx, o, owner); err != nil {
+			return nil, lineError(0, err)
+		}
+		return []*Order{o}, nil
 	}
 	tx, err := s.begin(ctx)
 	if err != nil {
@@ -81,31 +88,32 @@ func (s *Store) placeOrders(ctx context.Context, owner Owner, lines []NewOrder, 
 	}
 	orders := make([]*Order, len(lines))
 	for i, in := range lines {
-		o, err := tx.placeOrder(ctx, owner, pets[*in.PetID], newOrder(*in.PetID, *in.Quantity, ships[i], tx.now, s.Currency, bought))
-		if err != nil {
-			var coded *Error
-			if errors.As(err, &coded) {
-				return nil, &LineError{Line: i, Err: err}
-			}
-			return nil, err
+		o := newOrder(*in.PetID, *in.Quantity, ships[i], tx.now, s.Currency, bought)
+		if err := tx.placeOrder(ctx, owner, pets[o.PetID], o); err != nil {
+			return nil, lineError(i, err)
 		}
 		orders[i] = o
 	}
 	return orders, tx.Commit()
 }
 
-// lockPets locks every pet of a checkout in id order before any line
+// lineError is err as line i's: a coded error comes back as a *LineError,
+// anything else (an outage, a bug) as it is.
+func lineError(i int, err error) error {
+	var coded *Error
+	if errors.As(err, &coded) {
+		return &LineError{Line: i, Err: err}
+	}
+	return err
+}
+
+// lockPets locks every pet of the lines in id order before any line
 // writes, and returns them by id (a pet that does not exist is absent,
 // for its line to report). Locking line by line would deadlock on
-// PostgreSQL: two carts naming the same pets in opposite orders. There a
-// line's own statement checks the pet as it locks it (placeOrderPostgres),
-// so a single line needs nothing here and the map is not used. On SQLite
-// the lines work on these copies, which they keep up to date, instead of
+// PostgreSQL: two carts naming the same pets in opposite orders. The lines
+// then work on these copies, which they keep up to date, instead of
 // reading each pet again.
 func (tx *Tx) lockPets(ctx context.Context, lines []NewOrder) (map[int64]*Pet, error) {
-	if tx.dialect() == DialectPostgres && len(lines) < 2 {
-		return nil, nil
-	}
 	ids := make([]int64, 0, len(lines))
 	for _, in := range lines {
 		ids = append(ids, *in.PetID)
@@ -124,37 +132,73 @@ func (tx *Tx) lockPets(ctx context.Context, lines []NewOrder) (map[int64]*Pet, e
 	return pets, nil
 }
 
-// placeOrder checks and writes the new order o (its ID 0). On SQLite it
-// works on the pet p as lockPets read it (nil: the pet does not exist) and
-// leaves p as the line left it; on PostgreSQL one statement does it all.
-// Either way the order records the pet's price as it was locked.
-func (tx *Tx) placeOrder(ctx context.Context, owner Owner, p *Pet, o *Order) (*Order, error) {
-	keyID, shopper := owner.keyID(), owner.shopper()
-	if tx.dialect() == DialectPostgres {
-		return o, tx.placeOrderPostgres(ctx, o, keyID, shopper)
-	}
+// placeOrder places the new order o (its ID 0) on the pet p as lockPets
+// locked it (nil: there is no such live pet), by the rule of takeOrder,
+// and leaves p as the order left it for the next line. It records the
+// events of placedEvents. Errors: validation_failed (no such pet),
+// pet_not_available, insufficient_stock.
+func (tx *Tx) placeOrder(ctx context.Context, owner Owner, p *Pet, o *Order) error {
 	if p == nil {
-		return nil, Invalid("petId", "pet %d does not exist", o.PetID)
+		return errNoSuchPet(o.PetID)
 	}
-	if err := checkOrder(p, o.Quantity); err != nil {
-		return nil, err
+	if err := takeOrder(p, o); err != nil {
+		return err
+	}
+	err := tx.get(ctx, &o.ID, `INSERT INTO orders (pet_id, quantity, ship_date, state, api_key_id, shopper_id, created_at, updated_at,
+		unit_price, currency, checkout_id) VALUES ($1, $2, $3, 'open', $4, $5, $6, $6, $7, $8, $9) RETURNING id`,
+		o.PetID, o.Quantity, o.ShipDate, owner.keyID(), owner.shopper(), tx.now, o.UnitPrice, o.Currency, o.CheckoutID)
+	if err != nil {
+		return fmt.Errorf("insert order: %w", err)
+	}
+	if err := tx.storeStock(ctx, p); err != nil {
+		return err
+	}
+	events, err := placedEvents(p, o)
+	if err != nil {
+		return err
+	}
+	tx.events = append(tx.events, events...)
+	return nil
+}
+
+// takeOrder is SPEC §5's rule for placing order o on the locked pet p, the
+// one rule of every order path: the pet must be available, with at least
+// the order's quantity in stock; its stock then drops by the quantity and
+// its status follows from the stock left, the order being open
+// (deriveStatus); the order keeps the pet's price as its unit price, a
+// snapshot no later price change alters. Errors: pet_not_available,
+// insufficient_stock, with p and o unchanged.
+func takeOrder(p *Pet, o *Order) error {
+	if p.Status != StatusAvailable {
+		return Errorf(EPetNotAvailable, "Pet %d is %s.", p.ID, p.Status)
+	}
+	if p.Stock < o.Quantity {
+		return Errorf(EInsufficientStock, "Only %d of pet %d in stock.", p.Stock, p.ID)
 	}
 	p.Stock -= o.Quantity
 	p.Status = deriveStatus(p.Stock, 1)
 	o.UnitPrice, o.Total = p.Price, p.Price.Times(o.Quantity)
-	err := tx.get(ctx, &o.ID, `INSERT INTO orders (pet_id, quantity, ship_date, state, api_key_id, shopper_id, created_at, updated_at,
-		unit_price, currency, checkout_id) VALUES ($1, $2, $3, 'open', $4, $5, $6, $6, $7, $8, $9) RETURNING id`,
-		o.PetID, o.Quantity, o.ShipDate, keyID, shopper, tx.now, o.UnitPrice, o.Currency, o.CheckoutID)
+	return nil
+}
+
+// placedEvents are the events of placing o on p, in their order: the pet's
+// stock as the order left it, then the order, each as the API shows it.
+func placedEvents(p *Pet, o *Order) ([]pendingEvent, error) {
+	stock, err := newEvent(EventInventoryUpdated, p.Inventory())
 	if err != nil {
-		return nil, fmt.Errorf("insert order: %w", err)
-	}
-	if err := tx.writeStock(ctx, p); err != nil {
 		return nil, err
 	}
-	if err := tx.addEvent(ctx, EventOrderCreated, o); err != nil {
+	order, err := newEvent(EventOrderCreated, o)
+	if err != nil {
 		return nil, err
 	}
-	return o, nil
+	return []pendingEvent{stock, order}, nil
+}
+
+// errNoSuchPet refuses an order for a pet that does not exist (or was
+// deleted): the line's petId is invalid.
+func errNoSuchPet(id int64) error {
+	return Invalid("petId", "pet %d does not exist", id)
 }
 
 // purchase is what a storefront checkout adds to each of its orders.
@@ -185,18 +229,6 @@ func (o Owner) keyID() *int64 {
 func (o Owner) shopper() *string {
 	if o.ShopperID != "" {
 		return &o.ShopperID
-	}
-	return nil
-}
-
-// checkOrder applies the rules of SPEC §5 for placing qty units of p.
-// Errors: pet_not_available, insufficient_stock.
-func checkOrder(p *Pet, qty int64) error {
-	if p.Status != StatusAvailable {
-		return Errorf(EPetNotAvailable, "Pet %d is %s.", p.ID, p.Status)
-	}
-	if p.Stock < qty {
-		return Errorf(EInsufficientStock, "Only %d of pet %d in stock.", p.Stock, p.ID)
 	}
 	return nil
 }

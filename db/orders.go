@@ -16,8 +16,7 @@ const (
 
 // Order is an order for one pet, as the API shows it. UnitPrice, Total and
 // Currency are a snapshot taken when it was placed (SPEC §14): a later
-// price change never alters them. The JSON keeps the price fields last:
-// placeOrderPostgres relies on it.
+// price change never alters them.
 type Order struct {
 	ID       int64      `db:"id" json:"id"`
 	PetID    int64      `db:"pet_id" json:"petId"`

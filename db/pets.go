@@ -2,6 +2,8 @@ package db
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -346,46 +348,25 @@ func (s *Store) DeletePet(ctx context.Context, id int64) error {
 	return tx.Commit()
 }
 
-// deriveStatus is the invariant of SPEC §5: available ⇔ stock > 0;
-// pending ⇔ stock = 0 with open orders; sold ⇔ stock = 0 without.
-func deriveStatus(stock int64, openOrders int) string {
-	switch {
-	case stock > 0:
-		return StatusAvailable
-	case openOrders > 0:
-		return StatusPending
-	default:
-		return StatusSold
+// lockPet takes the row lock that serialises every change to one pet's
+// stock, status and orders. SQLite's immediate transactions already hold the
+// database's single write lock.
+func (tx *Tx) lockPet(ctx context.Context, id int64) (*Pet, error) {
+	q := `SELECT ` + petFields + `
+		FROM pets p JOIN inventory i ON i.pet_id = p.id
+		WHERE p.id = $1 AND p.deleted_at IS NULL`
+	if tx.dialect() == DialectPostgres {
+		q += ` FOR UPDATE OF p, i`
 	}
-}
-
-// openOrders counts the pet's orders that are neither complete nor cancelled.
-func (tx *Tx) openOrders(ctx context.Context, petID int64) (int, error) {
-	var n int
-	if err := tx.get(ctx, &n, `SELECT count(*) FROM orders WHERE pet_id = $1 AND state = 'open'`, petID); err != nil {
-		return 0, fmt.Errorf("count open orders: %w", err)
+	var p Pet
+	if err := tx.get(ctx, &p, q, id); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, notFound("Pet", id)
+		}
+		return nil, fmt.Errorf("lock pet: %w", err)
 	}
-	return n, nil
-}
-
-// writeStock stores p.Stock and p.Status and records inventory.updated.
-// The pet's row is written only when its status changes: most orders leave
-// a pet available, and an unchanged row would cost a write, its triggers'
-// writes and WAL for nothing (updated_at is the time of the row's last
-// change).
-func (tx *Tx) writeStock(ctx context.Context, p *Pet) error {
-	if _, err := tx.exec(ctx, `UPDATE inventory SET quantity = $1, updated_at = $2 WHERE pet_id = $3`, p.Stock, tx.now, p.ID); err != nil {
-		return fmt.Errorf("update stock: %w", err)
-	}
-	if _, err := tx.exec(ctx, `UPDATE pets SET status = $1, updated_at = $2 WHERE id = $3 AND status <> $1`, p.Status, tx.now, p.ID); err != nil {
-		return fmt.Errorf("update status: %w", err)
-	}
-	return tx.addEvent(ctx, EventInventoryUpdated, p.Inventory())
-}
-
-// Inventory is the pet's inventory entry.
-func (p *Pet) Inventory() *InventoryItem {
-	return &InventoryItem{PetID: p.ID, Quantity: p.Stock, Status: p.Status}
+	p.Currency = tx.store.Currency
+	return &p, nil
 }
 
 // PetSummary names a pet for an order history: deleted pets included,

@@ -1,4 +1,8 @@
-package db
+// Package outage tells a database that cannot serve right now from a bug,
+// by the driver's error type, SQLSTATE or result code (through any %w
+// wrapping), never by message text, which changes with versions and
+// locales.
+package outage
 
 import (
 	"context"
@@ -15,19 +19,12 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// IsUnavailable reports whether err means the database cannot serve right
-// now — unreachable, cut, dropped, shutting down, out of connections or
-// resources, or too slow for the caller's deadline — rather than a bug:
-// SPEC §2 answers it with 503 unavailable and Retry-After. It decides by
-// the error's type, SQLSTATE or result code (through any %w wrapping),
-// never by message text, which changes with versions and locales.
-func IsUnavailable(err error) bool {
+// Is reports whether err, a driver's or database/sql's, means the database
+// cannot serve right now: unreachable, cut, dropped, shutting down, out of
+// connections or resources, or too slow for the caller's deadline.
+func Is(err error) bool {
 	if err == nil {
 		return false
-	}
-	var coded *Error
-	if errors.As(err, &coded) {
-		return coded.Code == EUnavailable
 	}
 	var pqErr *pq.Error
 	if errors.As(err, &pqErr) {

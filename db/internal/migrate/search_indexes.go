@@ -1,4 +1,4 @@
-package db
+package migrate
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // transaction like any other migration).
 const searchIndexesVersion = 4
 
-// concurrentIndexFrom is the number of pets from which migration 00004
+// ConcurrentIndexFrom is the number of pets from which migration 00004
 // builds its indexes with CREATE INDEX CONCURRENTLY.
 //
 // A concurrent build does not block writes to pets, but it runs outside a
@@ -24,7 +24,7 @@ const searchIndexesVersion = 4
 // this takes milliseconds, and it runs in one transaction, so a failure
 // leaves nothing half-built. A new database, a test's schema or a small
 // shop take the plain way; a large catalog the concurrent one.
-const concurrentIndexFrom = 10_000
+const ConcurrentIndexFrom = 10_000
 
 // searchIndexesMigration is PostgreSQL's migration 00004. goose runs it
 // outside a transaction (RunDB) so that it may build concurrently.
@@ -72,15 +72,15 @@ var searchIndexesDown = []string{
 }
 
 // buildIndexes runs stmts: one at a time with CONCURRENTLY when pets holds
-// concurrentIndexFrom pets or more, else in one transaction without.
+// ConcurrentIndexFrom pets or more, else in one transaction without.
 func buildIndexes(ctx context.Context, db *sql.DB, stmts []string) error {
 	var n int
 	// Counting stops at the threshold, so a large catalog costs no full count.
-	err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM pets LIMIT $1) AS p`, concurrentIndexFrom).Scan(&n)
+	err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM pets LIMIT $1) AS p`, ConcurrentIndexFrom).Scan(&n)
 	if err != nil {
 		return fmt.Errorf("count pets: %w", err)
 	}
-	if n >= concurrentIndexFrom {
+	if n >= ConcurrentIndexFrom {
 		for _, st := range stmts {
 			if _, err := db.ExecContext(ctx, strings.ReplaceAll(st, "{c}", "CONCURRENTLY")); err != nil {
 				return err

@@ -1,12 +1,15 @@
-package db
+// Package outbox is the engine under the store's events table on
+// PostgreSQL: the horizon up to which readers may deliver events without
+// ever skipping one that commits late, and the NOTIFY that wakes other
+// instances after commits. The events themselves, and what they say, are
+// the store's.
+package outbox
 
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/lib/pq"
 )
@@ -64,36 +67,35 @@ const horizonQuery = `WITH l AS MATERIALIZED (
 		AND r.database = (SELECT oid FROM pg_database WHERE datname = current_database())
 		AND r.mode <> 'AccessShareLock') AS writers`
 
-// eventHorizon is a store's knowledge of the PostgreSQL horizon.
-type eventHorizon struct {
+// Getter runs a query for one row (the store's statement cache).
+type Getter func(ctx context.Context, dest any, query string, args ...any) error
+
+// Horizon is a store's knowledge of the horizon. Its zero value is ready.
+type Horizon struct {
 	// mu is held across the horizon query: a result may only be judged
 	// against a candidate read before it, so reads take turns.
 	mu   sync.Mutex
 	safe int64 // every event with id <= safe is final
 	// cand, when set, is a newer id waiting for its writers to end.
-	cand *horizonCandidate
+	cand *candidate
 }
 
-type horizonCandidate struct {
+type candidate struct {
 	newest  int64
 	writers []string // virtual transaction ids
 }
 
-// eventHorizon returns the newest id up to which the outbox is final:
-// every event with a smaller or equal id that will ever exist is visible
-// to statements that start after this call returns.
-func (s *Store) eventHorizon(ctx context.Context) (int64, error) {
-	if s.dialect != DialectPostgres {
-		return math.MaxInt64, nil
-	}
-	h := &s.horizon
+// Read returns the newest id up to which the outbox is final: every event
+// with a smaller or equal id that will ever exist is visible to statements
+// that start after this call returns. get runs horizonQuery.
+func (h *Horizon) Read(ctx context.Context, get Getter) (int64, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var r struct {
 		Newest  int64          `db:"newest"`
 		Writers pq.StringArray `db:"writers"`
 	}
-	if err := s.get(ctx, &r, horizonQuery); err != nil {
+	if err := get(ctx, &r, horizonQuery); err != nil {
 		return 0, fmt.Errorf("event horizon: %w", err)
 	}
 	if h.cand != nil && !slices.ContainsFunc(h.cand.writers, func(w string) bool { return slices.Contains(r.Writers, w) }) {
@@ -105,98 +107,16 @@ func (s *Store) eventHorizon(ctx context.Context) (int64, error) {
 		h.safe = max(h.safe, r.Newest)
 		h.cand = nil
 	case h.cand == nil && r.Newest > h.safe:
-		h.cand = &horizonCandidate{newest: r.Newest, writers: r.Writers}
+		h.cand = &candidate{newest: r.Newest, writers: r.Writers}
 	}
 	return h.safe, nil
 }
 
-// EventsHeld reports whether the last read of the outbox stopped at a
-// horizon below events already committed, because transactions that may
-// hold smaller ids were still running. The reader should then read again
-// shortly: when such a transaction aborts, or writes no event, no NOTIFY
-// follows. Always false on SQLite.
-func (s *Store) EventsHeld() bool {
-	if s.dialect != DialectPostgres {
-		return false
-	}
-	s.horizon.mu.Lock()
-	defer s.horizon.mu.Unlock()
-	return s.horizon.cand != nil
-}
-
-// notifier sends the PostgreSQL NOTIFY that wakes other instances after
-// transactions that wrote events have committed. It is not sent inside
-// those transactions: PostgreSQL serialises the commits of every
-// transaction that notifies (a database-wide lock held through commit,
-// which keeps its queue in commit order), which would queue all writers
-// behind one another again. Wake-ups are coalesced: while one NOTIFY is on
-// its way, any number of commits ask for one more, and the next is sent
-// notifyGap after the last at the soonest. A NOTIFY is a transaction of its
-// own, with an id and a commit flushed to disk: sent back to back under a
-// steady stream of orders it took about a tenth of the database's
-// throughput (pgbench: 7,312 orders/s alone, 6,433 beside a notifying
-// loop), for wake-ups nobody needs more often. In-process listeners
-// are woken directly (Store.OnEvent). A NOTIFY lost to a crash between the
-// commit and here costs other instances only their poll interval.
-type notifier struct {
-	kick   chan struct{} // one slot: a NOTIFY is wanted
-	ctx    context.Context
-	cancel context.CancelFunc // ends the goroutine; idempotent
-	wg     sync.WaitGroup
-}
-
-// notifyTimeout bounds one NOTIFY.
-const notifyTimeout = 5 * time.Second
-
-// notifyGap is the least time between two NOTIFYs: other instances learn of
-// a commit at most this much later than they could.
-const notifyGap = 5 * time.Millisecond
-
-// startNotifier starts the notifier goroutine (PostgreSQL only).
-func (s *Store) startNotifier() {
-	n := &s.notifier
-	n.kick = make(chan struct{}, 1)
-	n.ctx, n.cancel = context.WithCancel(context.Background())
-	n.wg.Add(1)
-	go func() {
-		defer n.wg.Done()
-		for {
-			select {
-			case <-n.ctx.Done():
-				return
-			case <-n.kick:
-			}
-			ctx, cancel := context.WithTimeout(n.ctx, notifyTimeout)
-			// An error (database down) is not the writer's: its commit
-			// stands, and listeners fall back on their poll interval.
-			_, _ = s.exec(ctx, `SELECT pg_notify($1, '')`, NotifyChannel)
-			cancel()
-			select {
-			case <-n.ctx.Done():
-				return
-			case <-time.After(notifyGap):
-			}
-		}
-	}()
-}
-
-// notifyOthers asks the notifier for a NOTIFY; it never blocks.
-func (s *Store) notifyOthers() {
-	if s.notifier.kick == nil {
-		return
-	}
-	select {
-	case s.notifier.kick <- struct{}{}:
-	default: // one is already wanted; it will cover this commit too
-	}
-}
-
-// stopNotifier ends the notifier goroutine and waits for it.
-func (s *Store) stopNotifier() {
-	n := &s.notifier
-	if n.cancel == nil {
-		return
-	}
-	n.cancel()
-	n.wg.Wait()
+// Held reports whether the last Read stopped below events already
+// committed, because transactions that may hold smaller ids were still
+// running.
+func (h *Horizon) Held() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.cand != nil
 }

@@ -1,4 +1,4 @@
-package db
+package counters
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // change committed before the caller asked.
 func TestVersionReadsShareButNeverServeOlder(t *testing.T) {
 	var started atomic.Int64
-	r := &sharedReads[int64]{read: func(context.Context) (int64, error) {
+	r := &SharedReads[int64]{Read: func(context.Context) (int64, error) {
 		n := started.Add(1) // this read's number, counted when it starts
 		time.Sleep(time.Millisecond)
 		return n, nil
@@ -27,7 +27,7 @@ func TestVersionReadsShareButNeverServeOlder(t *testing.T) {
 			defer wg.Done()
 			for range 20 {
 				before := started.Load() // reads started before this call
-				v, err := r.join(context.Background())
+				v, err := r.Join(context.Background())
 				if err != nil {
 					t.Error(err)
 					return
@@ -49,17 +49,17 @@ func TestVersionReadsShareButNeverServeOlder(t *testing.T) {
 // the read still completes for the others.
 func TestVersionReadsCallerGivesUp(t *testing.T) {
 	release := make(chan struct{})
-	r := &sharedReads[int64]{read: func(context.Context) (int64, error) {
+	r := &SharedReads[int64]{Read: func(context.Context) (int64, error) {
 		<-release
 		return 7, nil
 	}}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := r.join(ctx); err == nil {
+	if _, err := r.Join(ctx); err == nil {
 		t.Fatal("join with an ended context returned no error")
 	}
 	close(release)
-	if v, err := r.join(context.Background()); err != nil || v != 7 {
+	if v, err := r.Join(context.Background()); err != nil || v != 7 {
 		t.Fatalf("join = %d, %v; want 7", v, err)
 	}
 }
