@@ -23,6 +23,9 @@ type textField struct {
 	// is only sound: it never refuses what the store takes (the store
 	// checks more than a schema can say, such as a date in the future).
 	exact bool
+	// limit is the most characters the store keeps in the field, 0 when
+	// its format decides its length.
+	limit int
 }
 
 // refuses reports whether err, a Validate result, names field.
@@ -61,31 +64,31 @@ func textFields(t *testing.T, doc *openapi3.T) []textField {
 	return []textField{
 		{"Name (a category's)", doc.Components.Schemas["Name"].Value, func(s string) bool {
 			return !refuses((&db.NewCategory{Name: &s}).Validate(), "name")
-		}, true},
+		}, true, db.MaxNameLen},
 		{"Name (a pet's)", doc.Components.Schemas["Name"].Value, func(s string) bool {
 			in := db.NewPet{Name: &s, CategoryID: &catID}
 			return !refuses(in.Validate(today), "name")
-		}, true},
-		{"NewPet.breed", prop("NewPet", "breed"), func(s string) bool { return pet("breed", db.NewPet{Breed: db.Set(s)}) }, true},
+		}, true, db.MaxNameLen},
+		{"NewPet.breed", prop("NewPet", "breed"), func(s string) bool { return pet("breed", db.NewPet{Breed: db.Set(s)}) }, true, db.MaxNameLen},
 		{"NewPet.description", prop("NewPet", "description"), func(s string) bool {
 			return pet("description", db.NewPet{Description: db.Set(s)})
-		}, true},
-		{"NewPet.birthDate", prop("NewPet", "birthDate"), func(s string) bool { return pet("birthDate", db.NewPet{BirthDate: db.Set(s)}) }, false},
-		{"NewPet.price", prop("NewPet", "price"), func(s string) bool { return pet("price", db.NewPet{Price: &s}) }, true},
+		}, true, db.MaxPetDescriptionLen},
+		{"NewPet.birthDate", prop("NewPet", "birthDate"), func(s string) bool { return pet("birthDate", db.NewPet{BirthDate: db.Set(s)}) }, false, 0},
+		{"NewPet.price", prop("NewPet", "price"), func(s string) bool { return pet("price", db.NewPet{Price: &s}) }, true, 0},
 		{"NewCategory.description", prop("NewCategory", "description"), func(s string) bool {
 			return !refuses((&db.NewCategory{Name: &name, Description: &s}).Validate(), "description")
-		}, true},
+		}, true, db.MaxDescriptionLen},
 		{"NewOrder.shipDate", prop("NewOrder", "shipDate"), func(s string) bool {
 			one := int64(1)
 			_, err := (&db.NewOrder{PetID: &one, Quantity: &one, ShipDate: &s}).Validate()
 			return !refuses(err, "shipDate")
-		}, false},
+		}, false, 0},
 	}
 }
 
 // textSamples are the texts every field is tried with: each white space
-// and control character alone, at either end and inside; the lengths
-// around each limit, bare and padded; dates and amounts.
+// and control character alone, at either end and inside; dates and
+// amounts, right and nearly right.
 func textSamples() []string {
 	var specials []rune
 	for r := rune(0); r <= unicode.MaxRune; r++ {
@@ -93,29 +96,40 @@ func textSamples() []string {
 			specials = append(specials, r)
 		}
 	}
-	// Neighbours that are neither: no-break-looking but not white space.
+	// Neighbours that are neither, some of them looking like white space.
 	specials = append(specials, '!', '~', 0xA1, 0x180E, 0x200B, 0x2027, 0x202A, 0x2060, 0xFEFF, 0x3001, 0x1F600, 0xE0001, unicode.MaxRune)
 	samples := []string{"", "a", "Rex", " Rex ", "Golden Retriever", "Calm.\r\nLoves walks.\n"}
 	for _, r := range specials {
 		c := string(r)
 		samples = append(samples, c, "a"+c, c+"a", "a"+c+"b", c+c+"ab"+c+c)
 	}
-	for _, n := range []int{99, 100, 101, 250, 499, 500, 501, 1998, 1999, 2000, 2001} {
+	return append(samples, "2024-03-15", "2024-3-15", "2024-02-30", "1899-12-31", "0000-01-01", "+2024-03-15", "2024-03-15 ",
+		"2026-12-01T10:00:00Z", "2026-12-01T10:00:00.123456789012345678901234567890Z", "2026-12-01T10:00:00+01:00",
+		"2026-12-01T10:00:00,5Z", "2026-12-01t10:00:00z", "2026-12-01T10:00:00", "2026-12-01T24:00:00Z", "2026-12-01T10:00:00.Z", "2026-12-01 10:00:00Z",
+		"129", "129.5", "129.50", "9999999.99", "12345678", "1.234", "-1")
+}
+
+// lengthSamples are texts around a field's limit, bare and padded with
+// white space the store trims, in scripts of one, two and three bytes a
+// character, and beyond the BMP where the field's maxLength leaves room:
+// kin-openapi counts UTF-16 units, two per such character, where JSON
+// Schema and the store count one (see TestTextSchemasFollowTheStore).
+func lengthSamples(f textField) []string {
+	if f.limit == 0 {
+		return nil
+	}
+	var samples []string
+	for _, n := range []int{f.limit - 1, f.limit, f.limit + 1} {
 		for _, unit := range []string{"x", "é", "中"} {
 			s := strings.Repeat(unit, n)
 			samples = append(samples, s, " "+s+" ", "\u3000"+s+"\r\n", "a"+strings.Repeat(" ", n-2)+"b")
 		}
-		if n <= 250 { // kin-openapi counts UTF-16 units; see TestTextSchemasFollowTheStore
-			samples = append(samples, strings.Repeat("😀", n), " "+strings.Repeat("😀", n)+"\u00A0")
+		if astral := min(n, int(*f.schema.MaxLength)/2-1); astral > 0 {
+			s := strings.Repeat("😀", astral)
+			samples = append(samples, s, " "+s+"\u00A0")
 		}
 	}
-	samples = append(samples, "x"+strings.Repeat(" ", 3000), strings.Repeat("\u2003", 3000)+"x")
-	// Dates, date-times and amounts, right and nearly right.
-	samples = append(samples, "2024-03-15", "2024-3-15", "2024-02-30", "1899-12-31", "0000-01-01", "+2024-03-15", "2024-03-15 ",
-		"2026-12-01T10:00:00Z", "2026-12-01T10:00:00.123456789012345678901234567890Z", "2026-12-01T10:00:00+01:00",
-		"2026-12-01t10:00:00z", "2026-12-01T10:00:00", "2026-12-01T24:00:00Z", "2026-12-01T10:00:00.Z", "2026-12-01 10:00:00Z",
-		"129", "129.5", "129.50", "9999999.99", "12345678", "1.234", "-1", "")
-	return samples
+	return append(samples, "x"+strings.Repeat(" ", f.limit+1), strings.Repeat("\u2003", f.limit+1)+"x")
 }
 
 // TestTextSchemasFollowTheStore: for every text a client sends, the
@@ -124,9 +138,8 @@ func textSamples() []string {
 // names, descriptions and amounts it refuses exactly what the store does.
 // Lengths count Unicode code points, as JSON Schema and the store do;
 // kin-openapi counts UTF-16 units, two per character outside the BMP, so
-// the samples keep such characters to half of the 500 a category's
-// description may have (the only exact maxLength below 64 KiB that
-// counts texts of any script).
+// the samples keep such characters to half a field's maxLength (which
+// only a category's description, of at most 500, reaches).
 func TestTextSchemasFollowTheStore(t *testing.T) {
 	doc := mustLoad(t)
 	for _, schema := range []string{"NewPet", "NewCategory", "NewApiKey", "ApiKeyUpdate"} {
@@ -136,7 +149,7 @@ func TestTextSchemasFollowTheStore(t *testing.T) {
 	}
 	samples := textSamples()
 	for _, f := range textFields(t, doc) {
-		for _, s := range samples {
+		for _, s := range append(lengthSamples(f), samples...) {
 			// The comma before a fraction of a second is Go's leniency
 			// (time.Parse takes it), not RFC 3339's, whose date-time
 			// format the document names.
