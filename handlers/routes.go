@@ -88,6 +88,7 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 
 		a.Route(get, "/keys", a.ListKeys, staff),
 		a.Route(post, "/keys", a.CreateKey, staff, idempotent),
+		a.Route(get, "/keys/:keyId", a.GetKey, staff),
 		a.Route(pat, "/keys/:keyId", a.UpdateKey, staff),
 		a.Route(del, "/keys/:keyId", a.RevokeKey, staff),
 		a.Route(del, "/keys/:keyId/ban", a.LiftBan, staff),

@@ -32,6 +32,20 @@ func (h *Handler) ListKeys(c *fiber.Ctx) error {
 	return c.JSON(nonNil(ks))
 }
 
+// GetKey is GET /api/keys/{keyId}: one key as the list shows it (never
+// the plain key), revoked or not; the Location of POST /keys points here.
+func (h *Handler) GetKey(c *fiber.Ctx) error {
+	id, err := web.PathID(c, "keyId")
+	if err != nil {
+		return err
+	}
+	k, err := h.Store.FindAPIKeyByID(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(k)
+}
+
 // CreateKey is POST /api/keys: the answer holds the plain key, this
 // once, and is never cached.
 func (h *Handler) CreateKey(c *fiber.Ctx) error {

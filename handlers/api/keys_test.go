@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,14 @@ func TestKeysAPI(t *testing.T) {
 			}
 			if got := r.Header.Get("Cache-Control"); got != web.PrivateCache {
 				t.Errorf("Cache-Control = %q, want %q", got, web.PrivateCache)
+			}
+		})
+		t.Run("its Location answers with the key, never the plain key", func(t *testing.T) {
+			got := getKey(t, a, r.Header.Get("Location"))
+			want := maps.Clone(issued)
+			delete(want, "key")
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("GET Location (-issued +got):\n%s", diff)
 			}
 		})
 		t.Run("the plain key works, with its plan's limits", func(t *testing.T) {
@@ -96,6 +105,9 @@ func TestKeysAPI(t *testing.T) {
 				if diff := cmp.Diff(got, a.ListedKey(t, id)); diff != "" {
 					t.Errorf("listed after PATCH (-answer +listed):\n%s", diff)
 				}
+				if diff := cmp.Diff(got, getKey(t, a, keyPath)); diff != "" {
+					t.Errorf("GET after PATCH (-answer +got):\n%s", diff)
+				}
 			})
 		}
 		t.Run("the new plan is in force", func(t *testing.T) {
@@ -130,6 +142,12 @@ func TestKeysAPI(t *testing.T) {
 			{"PATCH unknown field", "PATCH", keyPath, a.Staff, map[string]any{"key": "psk_x"}, 400, "bad_request", "key"},
 			{"PATCH unknown key", "PATCH", "/api/keys/999999", a.Staff, map[string]any{"plan": "pro"}, 404, "not_found", ""},
 			{"DELETE unknown key", "DELETE", "/api/keys/999999", a.Staff, nil, 404, "not_found", ""},
+			{"GET unknown key", "GET", "/api/keys/999999", a.Staff, nil, 404, "not_found", ""},
+			{"GET bad id", "GET", "/api/keys/0", a.Staff, nil, 400, "bad_request", "keyId"},
+			{"GET id past int64", "GET", "/api/keys/9223372036854775808", a.Staff, nil, 400, "bad_request", "keyId"},
+			{"customer reads a key", "GET", keyPath, a.Customer, nil, 403, "forbidden", ""},
+			{"anonymous reads a key", "GET", keyPath, "", nil, 401, "unauthorized", ""},
+			{"POST to a key", "POST", keyPath, a.Staff, map[string]any{"name": "X"}, 405, "method_not_allowed", ""},
 			{"DELETE bad id", "DELETE", "/api/keys/0", a.Staff, nil, 400, "bad_request", "keyId"},
 			{"lift ban of unknown key", "DELETE", "/api/keys/999999/ban", a.Staff, nil, 404, "not_found", ""},
 			{"lift ban, none in force", "DELETE", keyPath + "/ban", a.Staff, nil, 204, "", ""},
@@ -156,6 +174,9 @@ func TestKeysAPI(t *testing.T) {
 			if got, want := listed["revokedAt"], handlerstest.JSONTime(a.Clock.Now()); got != want {
 				t.Errorf("revokedAt = %v, want %s", got, want)
 			}
+			if diff := cmp.Diff(listed, getKey(t, a, keyPath)); diff != "" {
+				t.Errorf("GET of the revoked key (-listed +got):\n%s", diff)
+			}
 		})
 		t.Run("banned key shows bannedUntil", func(t *testing.T) {
 			_, k := a.IssueKey("banned", "customer", "free", 0, 0)
@@ -168,6 +189,9 @@ func TestKeysAPI(t *testing.T) {
 			until := handlerstest.JSONTime(now.Add(15 * time.Minute))
 			if got := listed["bannedUntil"]; got != until {
 				t.Errorf("bannedUntil = %v, want %s", got, until)
+			}
+			if got := getKey(t, a, "/api/keys/"+handlerstest.Itoa(k.ID))["bannedUntil"]; got != until {
+				t.Errorf("GET bannedUntil = %v, want %s", got, until)
 			}
 			r := a.Do(handlerstest.Req{Method: "PATCH", Path: "/api/keys/" + handlerstest.Itoa(k.ID), Key: a.Staff, Body: map[string]any{"name": "still banned"}}).Want(t, 200)
 			var patched map[string]any
@@ -194,6 +218,16 @@ func TestKeysAPI(t *testing.T) {
 			}
 		})
 	})
+}
+
+// getKey is GET path (/api/keys/{keyId}) with the staff key: 200 and an
+// ApiKey.
+func getKey(t *testing.T, a *handlerstest.App, path string) map[string]any {
+	t.Helper()
+	var k map[string]any
+	a.Do(handlerstest.Req{Method: "GET", Path: path, Key: a.Staff}).Want(t, 200).Decode(t, &k)
+	handlerstest.WantKeyFields(t, k)
+	return k
 }
 
 // TestKeysIssuedKeyNeverStored shows an Idempotency-Key on POST /keys does

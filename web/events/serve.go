@@ -86,8 +86,8 @@ func lastEventID(c *fiber.Ctx) (after int64, ok bool, err error) {
 	if raw == "" {
 		return 0, false, nil
 	}
-	id, perr := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
-	if perr != nil || id < 0 {
+	id, ok := parseEventID(raw)
+	if !ok {
 		e := db.Errorf(db.EBadRequest, "%s must be a non-negative integer event id.", name)
 		if name == QueryLastEventID {
 			e.Details = []db.FieldError{{Field: name, Message: "must be a non-negative integer"}}
@@ -95,6 +95,14 @@ func lastEventID(c *fiber.Ctx) (after int64, ok bool, err error) {
 		return 0, false, e
 	}
 	return id, true, nil
+}
+
+// parseEventID reads a resume point: a non-negative int64 in decimal,
+// surrounding white space ignored. The API document's Last-Event-ID
+// pattern states the same rule (event_id_test.go holds them together).
+func parseEventID(raw string) (int64, bool) {
+	id, err := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
+	return id, err == nil && id >= 0
 }
 
 // stream writes events after id last until the client goes away, the hub

@@ -22,7 +22,7 @@ type operation struct {
 	conflict     bool // can answer 409 (SPEC §2 table, Idempotency-Key on POST)
 }
 
-// specOperations is SPEC §4, row by row.
+// specOperations is SPEC §4, row by row, and the GET /keys/{keyId} of §17.
 var specOperations = []operation{
 	{method: "GET", path: "/openapi.json", anonymous: true},
 	{method: "GET", path: "/docs", anonymous: true},
@@ -49,6 +49,7 @@ var specOperations = []operation{
 	{method: "PUT", path: "/store/inventory/{petId}", body: true, addressed: true},
 	{method: "GET", path: "/keys"},
 	{method: "POST", path: "/keys", body: true, conflict: true},
+	{method: "GET", path: "/keys/{keyId}", addressed: true}, // SPEC §17
 	{method: "PATCH", path: "/keys/{keyId}", body: true, addressed: true},
 	{method: "DELETE", path: "/keys/{keyId}", addressed: true},
 	{method: "DELETE", path: "/keys/{keyId}/ban", addressed: true},
