@@ -16,7 +16,7 @@ func BenchmarkReencode12MP(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Reencode(context.Background(), bytes.NewReader(data), "image/jpeg", testLimits()); err != nil {
+		if _, err := testWorker.Reencode(context.Background(), bytes.NewReader(data), "image/jpeg", testLimits()); err != nil {
 			b.Fatal(err)
 		}
 	}
