@@ -11,6 +11,7 @@ import (
 	"petstore/static"
 	"petstore/web"
 	"petstore/web/browser"
+	"petstore/web/photo"
 )
 
 // NewApp builds the whole app over h: error handling, static assets, the
@@ -20,9 +21,13 @@ func NewApp(h *Handler) (*fiber.App, error) {
 	if h.Now == nil {
 		panic("handlers: Handler.Now is nil; give it the clock the store reads")
 	}
+	photos := h.Photos
+	if photos == nil {
+		photos = photo.NewWorker()
+	}
 	a, err := api.New(api.Config{
 		Store: h.Store, Limiter: h.Limiter, Proxies: h.Proxies, Events: h.Events, Logger: h.Logger, Now: h.Now,
-		Deprecated: h.Config.Deprecated, Sunset: h.Config.Sunset, Metrics: h.Metrics, PhotoLimits: h.Config.PhotoLimits,
+		Deprecated: h.Config.Deprecated, Sunset: h.Config.Sunset, Metrics: h.Metrics, PhotoLimits: h.Config.PhotoLimits, Photos: photos,
 	})
 	if err != nil {
 		return nil, err
@@ -36,7 +41,7 @@ func NewApp(h *Handler) (*fiber.App, error) {
 	})
 	con := console.New(console.Handler{
 		Store: h.Store, Sessions: h.Sessions, Limiter: h.Limiter, Shared: h.Shared, FormLimit: formLimit,
-		Proxies: h.Proxies, Events: h.Events, Logger: h.Logger, Now: h.Now, PhotoLimits: h.Config.PhotoLimits,
+		Proxies: h.Proxies, Events: h.Events, Logger: h.Logger, Now: h.Now, PhotoLimits: h.Config.PhotoLimits, Photos: photos,
 	})
 
 	var routes *web.Routes

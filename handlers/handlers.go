@@ -57,4 +57,8 @@ type Handler struct {
 	Now func() time.Time
 	// Metrics, when set, measures requests, limits and orders.
 	Metrics *web.Metrics
+	// Photos processes the photo uploads of the API and the console, one
+	// at a time with at most photo.MaxWaiting waiting (SPEC §17): one per
+	// instance. Nil: NewApp makes one.
+	Photos *photo.Worker
 }

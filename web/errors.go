@@ -82,6 +82,11 @@ type Problem struct {
 	Status    int             `json:"status"`
 	Details   []db.FieldError `json:"details,omitempty"`
 	RequestID string          `json:"requestId,omitempty"`
+	// Outage marks a 503 whose message is the generic one for a database
+	// (or server) that cannot serve, written for programs: pages say it in
+	// words of their own. A 503 a handler raised with its own message (a
+	// full line of photo uploads) is not an outage.
+	Outage bool `json:"-"`
 }
 
 // ProblemOf turns any error into the Problem to send, hiding internals.
@@ -93,13 +98,13 @@ func ProblemOf(err error) Problem {
 		return Problem{Code: coded.Code, Message: coded.Message, Status: statusOf[coded.Code], Details: coded.Details}
 	case errors.As(err, &fe):
 		if e, ok := codeOfStatus[fe.Code]; ok {
-			return Problem{Code: e.Code, Message: e.Message, Status: fe.Code}
+			return Problem{Code: e.Code, Message: e.Message, Status: fe.Code, Outage: fe.Code == http.StatusServiceUnavailable}
 		}
 		if fe.Code >= 400 && fe.Code < 500 {
 			return Problem{Code: db.EBadRequest, Message: "The request is malformed.", Status: http.StatusBadRequest}
 		}
 	case db.IsUnavailable(err):
-		return Problem{Code: db.EUnavailable, Message: "The database is unavailable; try again shortly.", Status: http.StatusServiceUnavailable}
+		return Problem{Code: db.EUnavailable, Message: "The database is unavailable; try again shortly.", Status: http.StatusServiceUnavailable, Outage: true}
 	}
 	return Problem{Code: db.EInternal, Message: "Internal error.", Status: http.StatusInternalServerError}
 }

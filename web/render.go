@@ -25,16 +25,19 @@ func IsHTMX(c *fiber.Ctx) bool { return c.Get("HX-Request") == "true" }
 
 // ErrorPage renders p as the plain error page of a browser surface (the
 // bare error for htmx); console says it belongs to the staff console. On
-// a 503 (the database is unavailable) it shows unavailable, words for the
-// people that surface serves, and a link to try the page again. A client
-// that asks for JSON gets the Error object.
+// a 503 it shows a link to try the page again and, for an outage (the
+// database is unavailable), unavailable: words for the people that
+// surface serves. A client that asks for JSON gets the Error object.
 func ErrorPage(c *fiber.Ctx, p Problem, console bool, unavailable string) error {
 	if WantsJSON(c) {
 		return SendProblem(c, p)
 	}
 	v := views.ErrorView{Status: p.Status, Message: p.Message, RequestID: p.RequestID, Console: console}
 	if p.Status == fiber.StatusServiceUnavailable {
-		v.Message, v.RetryURL = unavailable, retryURL(c)
+		v.RetryURL = retryURL(c)
+		if p.Outage {
+			v.Message = unavailable
+		}
 	}
 	return Render(c, views.ErrorPage(v), views.ErrorFragment(v))
 }

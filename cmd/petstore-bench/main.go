@@ -24,8 +24,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"petstore/web/photo/phototest"
 )
 
 // options are the command's flags.
@@ -37,6 +35,7 @@ type options struct {
 	Profile     string // directory for the server's CPU profile of each row's peak phase; empty: none
 	Pets        int
 	Scale       []int // catalog sizes of the scale mode; none runs the usual bench
+	UploadsOnly bool  // measure the photo upload rows alone
 }
 
 func main() {
@@ -79,6 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.Out, "out", "", "also write the report as Markdown to this file")
 	fs.IntVar(&o.Pets, "pets", 10000, "pets to seed through the API")
 	fs.StringVar(&o.Profile, "profile", "", "write the server's CPU profile (pprof) of each row's peak phase to this directory")
+	fs.BoolVar(&o.UploadsOnly, "uploads-only", false, "measure only the photo upload rows (12-megapixel JPEG, 40-megapixel PNG): no endpoint rows, no ceilings")
 	scale := fs.String("scale", "", "scale mode: comma-separated catalog sizes (e.g. 10000,1000000) seeded straight into the database, the read rows measured at each")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -117,17 +117,17 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	defer os.RemoveAll(tmp)
 	loadBefore := loadAverage()
-	logf("making a 12-megapixel JPEG for the upload timing")
-	twelveMP, err := phototest.JPEG(4000, 3000)
+	logf("making a 12-megapixel JPEG and a 40-megapixel PNG for the upload rows")
+	images, err := uploadImages()
 	if err != nil {
 		return err
 	}
-	rep := &report{RSS: map[string]int64{}, Stock: map[string]stockCheck{}, Uploads: map[string]uploadCost{}, Settings: fmt.Sprintf(
+	rep := &report{RSS: map[string]int64{}, Stock: map[string]stockCheck{}, Uploads: map[string][]uploadCost{}, Settings: fmt.Sprintf(
 		"%d pets seeded; per endpoint %s warm-up, %s at peak (%d workers), %s at half the peak rate; %d CPUs shared by generator and server.",
 		o.Pets, o.Warmup, o.Duration, o.Workers, o.Half, runtime.NumCPU())}
 	var page []byte
 	for _, database := range o.Databases {
-		p, err := benchDatabase(ctx, database, bin, tmp, twelveMP, o, rep, logf)
+		p, err := benchDatabase(ctx, database, bin, tmp, images, o, rep, logf)
 		if errors.Is(err, errUnreachable) {
 			note := fmt.Sprintf("%s skipped: %v", database, err)
 			logf("%s", note)
@@ -171,10 +171,11 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 }
 
 // benchDatabase measures every endpoint on one fresh database, then times
-// uploads of the 12-megapixel JPEG twelveMP, then the raw page query,
-// adding rows and notes to rep. It returns the 20-pet page the API
-// answered, for the bare route.
-func benchDatabase(ctx context.Context, database, bin, tmp string, twelveMP []byte, o options, rep *report, logf func(string, ...any)) ([]byte, error) {
+// uploads of each of images, then the raw page query, adding rows and
+// notes to rep. It returns the 20-pet page the API answered, for the bare
+// route. With o.UploadsOnly it seeds the pets and times the uploads only,
+// and returns no page.
+func benchDatabase(ctx context.Context, database, bin, tmp string, images []uploadImage, o options, rep *report, logf func(string, ...any)) ([]byte, error) {
 	dir := filepath.Join(tmp, database)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -208,6 +209,12 @@ func benchDatabase(ctx context.Context, database, bin, tmp string, twelveMP []by
 	}
 	logf("%s: seeded %d pets, %d of them with stock %d, in %s",
 		database, len(ids), len(stocked), benchStock, time.Since(t0).Round(10*time.Millisecond))
+	if o.UploadsOnly {
+		if err := benchUploads(ctx, database, srv, api, ids, images, rep, logf); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	}
 	if database == dbPostgres {
 		rep.Notes = append(rep.Notes, "postgres: ANALYZE runs after seeding, as autovacuum would in production")
 	}
@@ -228,18 +235,11 @@ func benchDatabase(ctx context.Context, database, bin, tmp string, twelveMP []by
 		return nil, err
 	}
 	rep.RSS[database] = rss
-	// After the RSS above: decoding a 12-megapixel photo takes more memory
-	// than any request the rows measure, and is reported on its own.
-	logf("%s: %d uploads of a 12-megapixel JPEG (%d bytes)", database, photoUploads, len(twelveMP))
-	times, err := timeUploads(ctx, api, ids[len(ids)-1], twelveMP)
-	if err != nil {
+	// After the RSS above: decoding a photo takes more memory than any
+	// request the rows measure, and is reported on its own.
+	if err := benchUploads(ctx, database, srv, api, ids, images, rep, logf); err != nil {
 		return nil, err
 	}
-	uploadRSS, err := srv.peakRSS()
-	if err != nil {
-		return nil, err
-	}
-	rep.Uploads[database] = uploadCost{Bytes: len(twelveMP), Times: times, PeakRSS: uploadRSS}
 	t1 := time.Now()
 	srv.stop()
 	stopped = true
@@ -266,6 +266,20 @@ func benchDatabase(ctx context.Context, database, bin, tmp string, twelveMP []by
 	logf("%s: %s", database, summary)
 	rep.Stock[database] = stockCheck{Summary: summary, OK: err == nil}
 	return page, nil
+}
+
+// benchUploads times the uploads of each of images in turn, each to a pet
+// of its own among the last of ids (which no measured page lists).
+func benchUploads(ctx context.Context, database string, srv *server, api *apiClient, ids []int64, images []uploadImage, rep *report, logf func(string, ...any)) error {
+	for i, img := range images {
+		logf("%s: %d uploads of %s (%d bytes)", database, img.Count, img.Name, len(img.Data))
+		u, err := timeUploads(ctx, srv, api, ids[len(ids)-1-i], img)
+		if err != nil {
+			return err
+		}
+		rep.Uploads[database] = append(rep.Uploads[database], u)
+	}
+	return nil
 }
 
 // benchEndpoints measures each endpoint of the server at base in turn and

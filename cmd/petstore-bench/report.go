@@ -52,7 +52,7 @@ type report struct {
 	Rows      []row
 	RSS       map[string]int64 // peak RSS of the server, per database
 	Stock     map[string]stockCheck
-	Uploads   map[string]uploadCost // 12-megapixel photo uploads, per database
+	Uploads   map[string][]uploadCost // photo uploads, per database, one per image
 	Notes     []string
 }
 
@@ -170,7 +170,7 @@ func (r *report) writeRSS(w io.Writer) {
 		}
 	}
 	for _, d := range r.Databases {
-		if u, ok := r.Uploads[d]; ok {
+		for _, u := range r.Uploads[d] {
 			fmt.Fprintf(w, "- %s\n", u.summary(d))
 		}
 	}
@@ -253,6 +253,22 @@ func (r *report) targets() []target {
 			continue
 		}
 		ts = append(ts, target{goal, rss < targetRSS, fmt.Sprintf("%.1f MB", float64(rss)/(1<<20))})
+	}
+	for _, d := range []string{dbSQLite, dbPostgres} {
+		goal := fmt.Sprintf("photo upload peak within the decoded image + %d MB on %s", uploadHeadroom>>20, d)
+		ups := r.Uploads[d]
+		if len(ups) == 0 {
+			ts = append(ts, target{goal, false, "not measured"})
+			continue
+		}
+		tg := target{Goal: goal, Met: true}
+		var details []string
+		for _, u := range ups {
+			tg.Met = tg.Met && u.withinHeadroom()
+			details = append(details, u.headroomDetail())
+		}
+		tg.Detail = strings.Join(details, "; ")
+		ts = append(ts, tg)
 	}
 	return ts
 }

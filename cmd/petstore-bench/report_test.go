@@ -108,6 +108,13 @@ func sample() *report {
 			{Endpoint: ceilingWrite, Database: dbSQLite, Rate: 5000},
 			{Endpoint: ceilingWrite, Database: dbPostgres, Rate: 1000},
 		},
+		Uploads: map[string][]uploadCost{
+			dbSQLite: {{Image: "jpeg", Decoded: 18 << 20, BaseRSS: 30 << 20, PeakRSS: 100 << 20, Times: []time.Duration{time.Second}}},
+			dbPostgres: {
+				{Image: "jpeg", Decoded: 18 << 20, BaseRSS: 30 << 20, PeakRSS: 100 << 20, Times: []time.Duration{time.Second}},
+				{Image: "png", Decoded: 160 << 20, BaseRSS: 30 << 20, PeakRSS: 500 << 20, Times: []time.Duration{time.Second}},
+			},
+		},
 	}
 }
 
@@ -176,17 +183,19 @@ func TestTargets(t *testing.T) {
 		got[tg.Goal] = tg
 	}
 	want := map[string]bool{
-		"pets list ≥ 50% of ceiling on sqlite":                       true,
-		"pets list ≥ 50% of ceiling on postgres":                     false,
-		"POST orders ≥ 3,000/s on sqlite":                            true,
-		"POST orders ≥ 2,000/s on postgres":                          false,
-		"POST orders ≥ 50% of the raw order transaction on sqlite":   true,
-		"POST orders ≥ 50% of the raw order transaction on postgres": false,
-		"zero oversell on sqlite":                                    true,
-		"zero oversell on postgres":                                  false,
-		"p99 < 25.00 ms at half the peak rate (every row)":           false,
-		"server RSS < 150 MB on sqlite":                              true,
-		"server RSS < 150 MB on postgres":                            false,
+		"pets list ≥ 50% of ceiling on sqlite":                           true,
+		"pets list ≥ 50% of ceiling on postgres":                         false,
+		"POST orders ≥ 3,000/s on sqlite":                                true,
+		"POST orders ≥ 2,000/s on postgres":                              false,
+		"POST orders ≥ 50% of the raw order transaction on sqlite":       true,
+		"POST orders ≥ 50% of the raw order transaction on postgres":     false,
+		"zero oversell on sqlite":                                        true,
+		"zero oversell on postgres":                                      false,
+		"p99 < 25.00 ms at half the peak rate (every row)":               false,
+		"server RSS < 150 MB on sqlite":                                  true,
+		"server RSS < 150 MB on postgres":                                false,
+		"photo upload peak within the decoded image + 64 MB on sqlite":   true,
+		"photo upload peak within the decoded image + 64 MB on postgres": false,
 	}
 	if len(got) != len(want) {
 		t.Errorf("%d targets, want %d: %v", len(got), len(want), got)
@@ -226,6 +235,9 @@ func TestParseFlags(t *testing.T) {
 	if o.Warmup != 2*time.Second || o.Half != 4*time.Second || o.Pets != 10000 {
 		t.Errorf("defaults: %+v", o)
 	}
+	if o, err := parseFlags([]string{"-uploads-only", "-databases", "sqlite"}, io.Discard); err != nil || !o.UploadsOnly {
+		t.Errorf("-uploads-only: %+v, %v", o, err)
+	}
 	for _, bad := range [][]string{{"-databases", "mysql"}, {"-duration", "0s"}, {"-workers", "0"}} {
 		if _, err := parseFlags(bad, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q) accepted", bad)
@@ -234,10 +246,11 @@ func TestParseFlags(t *testing.T) {
 }
 
 func TestUploadSummary(t *testing.T) {
-	u := uploadCost{Bytes: 3 << 20, PeakRSS: 200 << 20, Times: []time.Duration{
+	u := uploadCost{Image: "a 12-megapixel JPEG (4000×3000)", Bytes: 3 << 20, BaseRSS: 40 << 20, PeakRSS: 200 << 20, Times: []time.Duration{
 		900 * time.Millisecond, 1100 * time.Millisecond, 1000 * time.Millisecond, 1200 * time.Millisecond, 800 * time.Millisecond}}
 	got := u.summary(dbSQLite)
-	for _, want := range []string{"photo upload on sqlite", "3.0 MB", "5 one after another", "1.00 s mean", "1.00 s median", "1.20 s slowest", "1.0 uploads/s", "200.0 MB"} {
+	for _, want := range []string{"photo upload on sqlite", "12-megapixel JPEG (4000×3000)", "3.0 MB", "5 one after another", "1.00 s mean", "1.00 s median",
+		"1.20 s slowest", "1.0 uploads/s", "40.0 MB before them", "peak 200.0 MB"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("summary lacks %q: %s", want, got)
 		}
@@ -246,10 +259,12 @@ func TestUploadSummary(t *testing.T) {
 		t.Errorf("no uploads: %s", got)
 	}
 	r := sample()
-	r.Uploads = map[string]uploadCost{dbSQLite: u}
+	png := u
+	png.Image = "a 40-megapixel PNG (6320×6320)"
+	r.Uploads = map[string][]uploadCost{dbSQLite: {u, png}}
 	var b strings.Builder
 	r.writeRSS(&b)
-	if !strings.Contains(b.String(), "- photo upload on sqlite") {
-		t.Errorf("the report does not show the uploads:\n%s", b.String())
+	if !strings.Contains(b.String(), "- photo upload on sqlite: a 12-megapixel JPEG") || !strings.Contains(b.String(), "- photo upload on sqlite: a 40-megapixel PNG") {
+		t.Errorf("the report does not show the uploads of both images:\n%s", b.String())
 	}
 }

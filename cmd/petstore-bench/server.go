@@ -202,6 +202,38 @@ func (s *server) peakRSS() (int64, error) {
 	return procStatusBytes(s.cmd.Process.Pid, "VmHWM:")
 }
 
+// rss is the server's resident set now (VmRSS) in bytes.
+func (s *server) rss() (int64, error) {
+	return procStatusBytes(s.cmd.Process.Pid, "VmRSS:")
+}
+
+// settledRSS is the server's resident set once it stops shrinking (two
+// readings 200 ms apart within 1 MB, or after 5 s): memory an upload
+// just finished with is handed back after its answer is sent.
+func (s *server) settledRSS(ctx context.Context) (int64, error) {
+	last, err := s.rss()
+	for i := 0; err == nil && i < 25; i++ {
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+		var now int64
+		if now, err = s.rss(); err == nil && last-now < 1<<20 {
+			return now, nil
+		}
+		last = now
+	}
+	return last, err
+}
+
+// resetPeakRSS sets the server's VmHWM back to its current resident set
+// (Linux's clear_refs, value 5), so that the next peakRSS is the peak of
+// what happens after it.
+func (s *server) resetPeakRSS() error {
+	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", s.cmd.Process.Pid), []byte("5"), 0)
+}
+
 // procStatusBytes reads one "kB" field of /proc/<pid>/status.
 func procStatusBytes(pid int, field string) (int64, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))

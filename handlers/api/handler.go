@@ -46,6 +46,9 @@ type Config struct {
 	// PhotoLimits bound what a photo upload may cost; zero fields take
 	// SPEC §14's (photo.DefaultLimits).
 	PhotoLimits photo.Limits
+	// Photos processes photo uploads, shared with the console (required
+	// for the upload route).
+	Photos *photo.Worker
 }
 
 // Handler serves the API's routes and builds their chains (Route).

@@ -41,7 +41,7 @@ func (h *Handler) AddPhoto(c *fiber.Ctx) error {
 	}
 	// fasthttp's Body, not Fiber's: no content coding (web.BodyLimits
 	// refuses compressed bodies anyway).
-	res, err := photo.Reencode(ctx, bytes.NewReader(c.Request().Body()), c.Get(fiber.HeaderContentType), h.PhotoLimits)
+	res, err := h.Photos.Reencode(ctx, bytes.NewReader(c.Request().Body()), c.Get(fiber.HeaderContentType), h.PhotoLimits)
 	if err != nil {
 		return photoError(err)
 	}
@@ -69,6 +69,9 @@ func photoError(err error) error {
 	case errors.Is(err, photo.ErrTimeout):
 		// The image may be fine and the server busy: 503 with Retry-After.
 		return db.Errorf(db.EUnavailable, "The photo could not be processed in time; try again shortly.")
+	case errors.Is(err, photo.ErrBusy):
+		// SPEC §17: the line of waiting uploads is full; 503 with Retry-After.
+		return db.Errorf(db.EUnavailable, "Too many photos are waiting to be processed; try again shortly.")
 	}
 	return err
 }

@@ -37,6 +37,9 @@ type Handler struct {
 	Now func() time.Time
 	// PhotoLimits bound a photo upload (zero fields: SPEC §14's).
 	PhotoLimits photo.Limits
+	// Photos processes photo uploads, shared with the API (required for
+	// the upload route).
+	Photos *photo.Worker
 	// FormLimit counts sign-in posts per client address (browser.WebLimit),
 	// in the bucket the shop's forms share.
 	FormLimit fiber.Handler

@@ -40,12 +40,14 @@ func (h *Handler) photoLimits() photo.Limits {
 // multipart form of one or more files named "photos", from the plain form
 // or console.js (which shows the upload's progress). The body is read a
 // part at a time (browser.UploadParts), each file streamed through
-// photo.Reencode with its own 8 MiB limit, so memory holds one image at a
-// time however many are sent. A file that is not an image, too large or
-// too many pixels is refused with its reason while the others are stored;
-// past the pet's 8 photos the rest are refused too. Once 8 files have been
-// seen the rest of the body is not read. The answer is the photos section
-// (htmx, console.js) or the edit page with the outcome.
+// photo.Worker.Reencode with its own 8 MiB limit, so memory holds one image
+// at a time however many are sent. A file that is not an image, too large
+// or too many pixels is refused with its reason while the others are
+// stored; past the pet's 8 photos the rest are refused too. Once 8 files
+// have been seen the rest of the body is not read. The answer is the
+// photos section (htmx, console.js) or the edit page with the outcome;
+// but when the worker's line is full before any photo was added, it is
+// SPEC §17's 503 with Retry-After, on the console's error page.
 func (h *Handler) UploadPhotos(c *fiber.Ctx) error {
 	p, err := web.FindByPath(c, "petId", h.Store.FindPetByID)
 	if err != nil {
@@ -74,7 +76,8 @@ type uploadOutcome struct {
 }
 
 // receivePhotos stores the upload's files one at a time. Errors are only
-// those the upload's outcome cannot explain (the database failing).
+// those the upload's outcome cannot explain: the database failing, or the
+// worker's line full before any photo was added (503).
 func (h *Handler) receivePhotos(c *fiber.Ctx, p *db.Pet, parts *multipart.Reader) (uploadOutcome, error) {
 	ctx, limits := c.UserContext(), h.photoLimits()
 	room := db.MaxPhotos - len(p.Photos)
@@ -103,10 +106,13 @@ func (h *Handler) receivePhotos(c *fiber.Ctx, p *db.Pet, parts *multipart.Reader
 			out.refused = append(out.refused, name+": "+fullReason(p.Name))
 			continue
 		}
-		res, err := photo.Reencode(ctx, part, part.Header.Get(fiber.HeaderContentType), limits)
+		res, err := h.Photos.Reencode(ctx, part, part.Header.Get(fiber.HeaderContentType), limits)
+		if errors.Is(err, photo.ErrBusy) && out.added == 0 {
+			return out, db.Errorf(db.EUnavailable, "Too many photos are waiting to be processed: none of this upload was added. Try again in a few seconds.")
+		}
 		if reason := refusedPhoto(err, limits); reason != "" {
 			out.refused = append(out.refused, name+": "+reason)
-			if errors.Is(err, photo.ErrTimeout) {
+			if errors.Is(err, photo.ErrTimeout) || errors.Is(err, photo.ErrBusy) {
 				out.stopped = "The server is busy: the rest of the upload was not processed. Try again shortly."
 				return out, nil
 			}
@@ -148,6 +154,8 @@ func refusedPhoto(err error, l photo.Limits) string {
 		return "not an image that can be read (JPEG, PNG, GIF or WebP)."
 	case errors.Is(err, photo.ErrTimeout):
 		return "could not be processed in time."
+	case errors.Is(err, photo.ErrBusy):
+		return "not processed: too many photos are waiting."
 	}
 	return ""
 }

@@ -23,6 +23,7 @@ import (
 	"petstore/web/browser"
 	"petstore/web/events"
 	"petstore/web/openapi"
+	"petstore/web/photo"
 	"petstore/web/ratelimit"
 )
 
@@ -138,6 +139,9 @@ func NewOn(t *testing.T, open dbtest.Open, opts ...Option) *App {
 	}
 	// Decoding a photo under the race detector takes many times as long.
 	h.Config.PhotoLimits.Timeout = 2 * time.Minute
+	// The app's photo worker, made here so that a test can keep it busy
+	// (a.Handler.Photos.Enter).
+	h.Photos = photo.NewWorker()
 	for _, o := range opts {
 		o(h, &rlc)
 	}

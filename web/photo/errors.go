@@ -25,6 +25,10 @@ var (
 	// long for the photo worker. The image may be fine and the server busy
 	// (→ 503). It also matches context.DeadlineExceeded.
 	ErrTimeout = errors.New("image processing timed out")
+	// ErrBusy: MaxWaiting uploads are waiting for the Worker already, so
+	// this one is refused at once rather than held in memory in line. The
+	// image may be fine (→ 503 with Retry-After).
+	ErrBusy = errors.New("too many photos are waiting to be processed")
 )
 
 // decoderPanic is what a panic inside a decoder becomes: the image is

@@ -54,7 +54,7 @@ func FuzzReencode(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res, err := Reencode(context.Background(), bytes.NewReader(data), "image/jpeg", fuzzLimits)
+		res, err := testWorker.Reencode(context.Background(), bytes.NewReader(data), "image/jpeg", fuzzLimits)
 		if err != nil {
 			var p *decoderPanic
 			if errors.As(err, &p) {

@@ -26,10 +26,14 @@ func testLimits() Limits {
 	return l
 }
 
+// testWorker processes the tests' uploads, one at a time, as a server's
+// Worker does.
+var testWorker = NewWorker()
+
 // mustReencode runs Reencode and fails the test on an error.
 func mustReencode(tb testing.TB, data []byte, contentType string) *Result {
 	tb.Helper()
-	res, err := Reencode(context.Background(), bytes.NewReader(data), contentType, testLimits())
+	res, err := testWorker.Reencode(context.Background(), bytes.NewReader(data), contentType, testLimits())
 	if err != nil {
 		tb.Fatalf("Reencode: %v", err)
 	}

@@ -45,7 +45,7 @@ func TestReencodeRefusesBombs(t *testing.T) {
 			var err error
 			start := time.Now()
 			allocated := allocatedBy(func() {
-				_, err = Reencode(context.Background(), bytes.NewReader(tt.data), tt.contentType, testLimits())
+				_, err = testWorker.Reencode(context.Background(), bytes.NewReader(tt.data), tt.contentType, testLimits())
 			})
 			if !errors.Is(err, tt.want) {
 				t.Errorf("err = %v, want %v", err, tt.want)
@@ -90,13 +90,13 @@ func TestInspectBoundaries(t *testing.T) {
 func TestReencodeTooLarge(t *testing.T) {
 	big := make([]byte, 8<<20+1)
 	copy(big, encodeJPEGBytes(t, phototest.PhotoLike(16, 16)))
-	_, err := Reencode(context.Background(), bytes.NewReader(big), "image/jpeg", testLimits())
+	_, err := testWorker.Reencode(context.Background(), bytes.NewReader(big), "image/jpeg", testLimits())
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("8 MiB + 1: err = %v, want ErrTooLarge", err)
 	}
 
 	endless := &countingReader{}
-	_, err = Reencode(context.Background(), endless, "image/png", testLimits())
+	_, err = testWorker.Reencode(context.Background(), endless, "image/png", testLimits())
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("endless body: err = %v, want ErrTooLarge", err)
 	}
@@ -108,10 +108,10 @@ func TestReencodeTooLarge(t *testing.T) {
 	// the end of the image).
 	l := testLimits()
 	l.MaxBytes = 5000
-	if _, err = Reencode(context.Background(), bytes.NewReader(big[:5000]), "image/jpeg", l); err != nil {
+	if _, err = testWorker.Reencode(context.Background(), bytes.NewReader(big[:5000]), "image/jpeg", l); err != nil {
 		t.Fatalf("exactly MaxBytes: err = %v", err)
 	}
-	if _, err = Reencode(context.Background(), bytes.NewReader(big[:5001]), "image/jpeg", l); !errors.Is(err, ErrTooLarge) {
+	if _, err = testWorker.Reencode(context.Background(), bytes.NewReader(big[:5001]), "image/jpeg", l); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("MaxBytes + 1: err = %v, want ErrTooLarge", err)
 	}
 }
@@ -121,7 +121,7 @@ func TestReencodeTooLarge(t *testing.T) {
 func TestReencodeUnsupportedTypeReadsNothing(t *testing.T) {
 	for _, ct := range []string{"text/plain", "", "image/svg+xml", "application/json"} {
 		body := &countingReader{}
-		_, err := Reencode(context.Background(), body, ct, testLimits())
+		_, err := testWorker.Reencode(context.Background(), body, ct, testLimits())
 		if !errors.Is(err, ErrUnsupportedType) {
 			t.Errorf("%q: err = %v, want ErrUnsupportedType", ct, err)
 		}
@@ -160,7 +160,7 @@ func TestReencodeUndecodable(t *testing.T) {
 		{"bmp", "image/png", append([]byte("BM"), garbage[:100]...)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Reencode(context.Background(), bytes.NewReader(tt.data), tt.contentType, testLimits())
+			_, err := testWorker.Reencode(context.Background(), bytes.NewReader(tt.data), tt.contentType, testLimits())
 			if !errors.Is(err, ErrUndecodable) {
 				t.Fatalf("err = %v, want ErrUndecodable", err)
 			}
@@ -181,7 +181,7 @@ func TestReencodeRecoversDecoderPanics(t *testing.T) {
 			func(io.Reader) (image.Image, error) { panic("decode") }},
 	}, saved...)
 	for _, data := range []string{"CONFIG", "DECODE"} {
-		_, err := Reencode(context.Background(), bytes.NewReader([]byte(data)), "image/png", testLimits())
+		_, err := testWorker.Reencode(context.Background(), bytes.NewReader([]byte(data)), "image/png", testLimits())
 		var p *decoderPanic
 		if !errors.Is(err, ErrUndecodable) || !errors.As(err, &p) {
 			t.Fatalf("%s: err = %v, want a recovered ErrUndecodable", data, err)
@@ -228,8 +228,11 @@ func webpClaiming(tb testing.TB, w, h uint32) []byte {
 // allocatedBy reports how many bytes f allocated. It first waits for any
 // decode left running by an earlier test, so that only f is counted.
 func allocatedBy(f func()) uint64 {
-	worker <- struct{}{}
-	<-worker
+	leave, err := testWorker.Enter(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	leave()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	f()

@@ -8,8 +8,6 @@ import (
 	"image"
 	"io"
 	"runtime/debug"
-
-	"golang.org/x/image/draw"
 )
 
 // JPEG is one stored size of a photo: baseline JPEG bytes with no metadata
@@ -32,14 +30,6 @@ type Result struct {
 	Format string
 }
 
-// worker admits one decode at a time per process. A 40-megapixel upload
-// can need several hundred megabytes while it is decoded and resized (see
-// the package comment), and the work is CPU-bound, so running uploads one
-// after another costs little latency and keeps the worst case at one
-// image's worth of memory and one core, however many arrive at once. A
-// decode whose caller gave up keeps its place until it actually finishes.
-var worker = make(chan struct{}, 1)
-
 // Reencode turns an untrusted upload into the large and thumbnail JPEGs.
 //
 // contentType is the request's Content-Type header; anything CheckContentType
@@ -49,8 +39,9 @@ var worker = make(chan struct{}, 1)
 // the PNG it is, since the output is a fresh JPEG either way, while bytes that
 // are none of the four formats are ErrUndecodable. Width and height are read
 // from the header and checked (ErrTooManyPixels, ErrUndecodable) before a
-// pixel is decoded. Waiting for the worker, decoding, resizing and encoding
-// then share limits.Timeout (ErrTimeout). A JPEG's EXIF orientation is
+// pixel is decoded. Then the upload waits for w's turn, if MaxWaiting
+// others are not waiting already (ErrBusy). Waiting, decoding, resizing
+// and encoding share limits.Timeout (ErrTimeout). A JPEG's EXIF orientation is
 // applied; a GIF's first frame is shown on its logical screen; the image is
 // flattened onto white, scaled down with Catmull-Rom (never up) and encoded
 // with image/jpeg, which writes no metadata: EXIF, GPS positions, comments
@@ -58,7 +49,7 @@ var worker = make(chan struct{}, 1)
 //
 // Errors other than those sentinels are the reader's own (a client that
 // went away) or ctx's, when the caller cancels it.
-func Reencode(ctx context.Context, r io.Reader, contentType string, limits Limits) (res *Result, err error) {
+func (w *Worker) Reencode(ctx context.Context, r io.Reader, contentType string, limits Limits) (res *Result, err error) {
 	if err := CheckContentType(contentType); err != nil {
 		return nil, err
 	}
@@ -83,9 +74,10 @@ func Reencode(ctx context.Context, r io.Reader, contentType string, limits Limit
 
 	ctx, cancel := context.WithTimeoutCause(ctx, l.Timeout, ErrTimeout)
 	defer cancel()
-	select {
-	case worker <- struct{}{}:
-	case <-ctx.Done():
+	leave, err := w.Enter(ctx)
+	if errors.Is(err, ErrBusy) {
+		return nil, err
+	} else if err != nil {
 		return nil, stopped(ctx, l)
 	}
 	type outcome struct {
@@ -95,16 +87,15 @@ func Reencode(ctx context.Context, r io.Reader, contentType string, limits Limit
 	done := make(chan outcome, 1)
 	// A decoder cannot be interrupted. When ctx ends first, Reencode returns
 	// and this goroutine finishes in the background: its memory is bounded
-	// by the pixel checks above and it still holds the worker, so abandoned
-	// decodes cannot pile up. Decoders read through ctxReader, so most of
-	// them stop at their next read.
+	// by the pixel checks above and it still holds the worker's turn, so
+	// abandoned decodes cannot pile up. Decoders read through ctxReader, so
+	// most of them stop at their next read, and the scaler checks ctx.
 	go func() {
-		defer func() { <-worker }()
-		// A 12-megapixel upload leaves some 200 MB of garbage (mostly the
-		// scaler's scratch). Collecting it, and handing it back to the
-		// system, before the next upload may start keeps the process at
-		// one upload's worth rather than several, at the cost of one
-		// collection of a small heap per upload.
+		defer leave()
+		// The decoded image is garbage once the sizes are made: collecting
+		// it, and handing it back to the system, before the next upload may
+		// start keeps the process at one upload's worth rather than
+		// several, at the cost of one collection of a small heap per upload.
 		defer debug.FreeOSMemory()
 		defer func() {
 			if v := recover(); v != nil {
@@ -130,9 +121,23 @@ func Reencode(ctx context.Context, r io.Reader, contentType string, limits Limit
 
 // readBounded reads all of r if it is at most max bytes. Reading one byte
 // more than max is how an oversized body is told apart from one of exactly
-// max bytes without ever holding more than that.
+// max bytes without ever holding more than that. A reader that knows its
+// length (a body already in memory) is read into one buffer of that size,
+// not the doubling ones of io.ReadAll: a waiting upload holds its copy.
 func readBounded(r io.Reader, max int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	var data []byte
+	var err error
+	if n, ok := r.(interface{ Len() int }); ok {
+		data = make([]byte, min(int64(n.Len()), max+1))
+		var read int
+		read, err = io.ReadFull(r, data)
+		data = data[:read]
+		if err == io.ErrUnexpectedEOF {
+			err = nil // shorter than it said: what there is
+		}
+	} else {
+		data, err = io.ReadAll(io.LimitReader(r, max+1))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read photo: %w", err)
 	}
@@ -182,21 +187,18 @@ func render(ctx context.Context, f format, cfg image.Config, data []byte, orient
 		// The decoders keep to their header; this is in case one does not.
 		return nil, fmt.Errorf("%w: decoded %v, header says %v", ErrUndecodable, b, screen)
 	}
-	if img.Bounds() != screen {
-		// A GIF frame may cover part of the screen; browsers show the
-		// rest as transparent, which becomes white here.
-		canvas := image.NewRGBA(screen)
-		draw.Draw(canvas, img.Bounds(), img, img.Bounds().Min, draw.Src)
-		img = canvas
-	}
-	if ctx.Err() != nil {
+	// A GIF frame may cover part of the screen; browsers show the rest as
+	// transparent, which becomes white here. The scaler reads img a row at
+	// a time, so the decoded pixels are the only full-size buffer.
+	large, err := resized(ctx, img, screen, l.LargeSide)
+	if err != nil {
 		return nil, stopped(ctx, l)
 	}
-	large := orient(resized(img, l.LargeSide), orientation)
-	if ctx.Err() != nil {
+	large = orient(large, orientation)
+	thumb, err := resized(ctx, large, large.Rect, l.ThumbSide)
+	if err != nil {
 		return nil, stopped(ctx, l)
 	}
-	thumb := resized(large, l.ThumbSide)
 	res := &Result{Format: f.name}
 	if res.Large, err = encodeJPEG(large, LargeQuality); err != nil {
 		return nil, err

@@ -2,11 +2,10 @@ package photo
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	"image/jpeg"
-
-	"golang.org/x/image/draw"
 )
 
 // fit returns w×h scaled so that its longest side is at most side, keeping
@@ -23,29 +22,13 @@ func fit(w, h, side int) (int, int) {
 	return max(1, int((int64(w)*int64(side)+int64(h)/2)/int64(h))), side
 }
 
-// resized returns src scaled to fit side, as opaque RGB: it is drawn over
-// white, so transparent parts of a PNG, GIF or WebP come out white rather
-// than the black a JPEG encoder would make of them.
-//
-// Catmull-Rom is x/image/draw's sharpest kernel that still averages every
-// source pixel when shrinking (no aliasing). Its scaler holds an
-// intermediate of dst width × src height × 32 bytes: about 150 MB for a
-// 12-megapixel photo, 320 MB at worst for 40 megapixels. Transform would
-// avoid it but is two to three times slower, and time is what the timeout
-// bounds; memory is bounded by the pixel limit and the single worker.
-func resized(src image.Image, side int) *image.RGBA {
-	b := src.Bounds()
-	w, h := fit(b.Dx(), b.Dy(), side)
-	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	for i := range dst.Pix {
-		dst.Pix[i] = 0xff // opaque white
-	}
-	if w == b.Dx() && h == b.Dy() {
-		draw.Draw(dst, dst.Bounds(), src, b.Min, draw.Over)
-	} else {
-		draw.CatmullRom.Scale(dst, dst.Bounds(), src, b, draw.Over, nil)
-	}
-	return dst
+// resized returns m, as shown on screen, scaled to fit side (never up)
+// as opaque RGB: it is drawn over white, so transparent parts of a PNG,
+// GIF or WebP come out white rather than the black a JPEG encoder would
+// make of them. See scaleTo for how, and what it costs.
+func resized(ctx context.Context, m image.Image, screen image.Rectangle, side int) (*image.RGBA, error) {
+	w, h := fit(screen.Dx(), screen.Dy(), side)
+	return scaleTo(ctx, m, screen, w, h)
 }
 
 // encodeJPEG encodes m with image/jpeg, which writes the pixels and the

@@ -18,7 +18,7 @@ func TestReencodeTimeout(t *testing.T) {
 	l := testLimits()
 	l.Timeout = 50 * time.Millisecond
 	start := time.Now()
-	_, err := Reencode(context.Background(), bytes.NewReader(data), "image/jpeg", l)
+	_, err := testWorker.Reencode(context.Background(), bytes.NewReader(data), "image/jpeg", l)
 	elapsed := time.Since(start)
 	if !errors.Is(err, ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want ErrTimeout and context.DeadlineExceeded", err)
@@ -36,11 +36,14 @@ func TestReencodeTimeout(t *testing.T) {
 // TestReencodeWaitsForTheWorkerWithinTimeout: waiting for the worker counts
 // towards the timeout, so a stuck worker cannot make uploads wait forever.
 func TestReencodeWaitsForTheWorkerWithinTimeout(t *testing.T) {
-	worker <- struct{}{} // the worker is busy
-	defer func() { <-worker }()
+	leave, err := testWorker.Enter(context.Background()) // the worker is busy
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer leave()
 	l := testLimits()
 	l.Timeout = 20 * time.Millisecond
-	_, err := Reencode(context.Background(), bytes.NewReader(encodePNGBytes(t, phototest.PhotoLike(10, 10))), "image/png", l)
+	_, err = testWorker.Reencode(context.Background(), bytes.NewReader(encodePNGBytes(t, phototest.PhotoLike(10, 10))), "image/png", l)
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v, want ErrTimeout", err)
 	}
@@ -51,7 +54,7 @@ func TestReencodeWaitsForTheWorkerWithinTimeout(t *testing.T) {
 func TestReencodeCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Reencode(ctx, bytes.NewReader(encodePNGBytes(t, phototest.PhotoLike(10, 10))), "image/png", testLimits())
+	_, err := testWorker.Reencode(ctx, bytes.NewReader(encodePNGBytes(t, phototest.PhotoLike(10, 10))), "image/png", testLimits())
 	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v, want context.Canceled only", err)
 	}

@@ -44,6 +44,28 @@ func JPEG(w, h int) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// PNG is a w×h opaque PNG of smooth gradients without noise: 8-bit RGB,
+// which image/png decodes into an *image.RGBA of 4 bytes a pixel, and
+// which compresses so well that 40 megapixels fit a few hundred kilobytes,
+// the kind of upload that costs the server far more than its bytes.
+func PNG(w, h int) ([]byte, error) {
+	m := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			i := m.PixOffset(x, y)
+			m.Pix[i+0] = uint8(x * 255 / w)
+			m.Pix[i+1] = uint8(y * 255 / h)
+			m.Pix[i+2] = uint8((x + y) * 127 / (w + h))
+			m.Pix[i+3] = 0xff
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, m); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
 // PNGClaiming is a valid 1×1 PNG whose IHDR then claims w×h, with the
 // chunk's CRC recomputed so that the header is well-formed: a
 // decompression bomb's header, without the bomb.
