@@ -26,7 +26,7 @@ const orderSeedEnv = "PETSTORE_TEST_ORDER_SEED"
 // one new each run; a failure names its seed, which orderSeedEnv replays.
 func TestOrderPathsAgree(t *testing.T) {
 	dbtest.RequirePostgres(t)
-	seeds := []uint64{1, 2, 3, rand.Uint64()}
+	seeds := []uint64{1, 2, rand.Uint64()}
 	if v := os.Getenv(orderSeedEnv); v != "" {
 		seed, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
@@ -36,12 +36,13 @@ func TestOrderPathsAgree(t *testing.T) {
 	}
 	for _, seed := range seeds {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			t.Parallel() // each seed has schemas of its own
 			t.Cleanup(func() {
 				if t.Failed() {
 					t.Logf("replay: %s=%d go test -run TestOrderPathsAgree ./db/", orderSeedEnv, seed)
 				}
 			})
-			comparePaths(t, seed, 200)
+			comparePaths(t, seed, 150)
 		})
 	}
 }

@@ -174,10 +174,10 @@ func placedEventsWithHoles(o *Order) ([]pendingEvent, error) {
 func punchHoles(js string, found *[6]int) string {
 	var b strings.Builder
 	b.Grow(len(js))
+	kept := 0 // js[:kept] is written
 	for i := 0; i < len(js); {
-		c := js[i]
 		end := i + 1
-		switch {
+		switch c := js[i]; {
 		case c == '"':
 			for end < len(js) && js[end] != '"' {
 				if js[end] == '\\' {
@@ -190,19 +190,26 @@ func punchHoles(js string, found *[6]int) string {
 			for end < len(js) && strings.IndexByte("+-.0123456789eE", js[end]) >= 0 {
 				end++
 			}
-		default:
-			b.WriteByte(c)
-			i = end
-			continue
 		}
-		tok := js[i:end]
-		if mark, ok := placeHoles[tok]; ok {
+		if mark, ok := holeOf(js[i:end]); ok {
+			b.WriteString(js[kept:i])
 			b.WriteByte(mark)
 			found[mark]++
-		} else {
-			b.WriteString(tok)
+			kept = end
 		}
 		i = end
 	}
+	b.WriteString(js[kept:])
 	return b.String()
+}
+
+// holeOf is the mark of tok when it is a sentinel. Every sentinel's token
+// starts with a minus sign or, as a string, with "- or "(, so most tokens
+// are passed over without a lookup.
+func holeOf(tok string) (byte, bool) {
+	if tok[0] != '-' && (len(tok) < 2 || tok[0] != '"' || tok[1] != '-' && tok[1] != '(') {
+		return 0, false
+	}
+	mark, ok := placeHoles[tok]
+	return mark, ok
 }
