@@ -16,9 +16,9 @@ import (
 )
 
 // floodBody is the size of each upload of the flood: a small JPEG padded
-// to 4 MiB (a decoder stops at the image's end), so that holding a body
-// costs what a large photo's does while processing one stays cheap.
-const floodBody = 4 << 20
+// to 2 MiB (a decoder stops at the image's end), so that holding a body
+// costs what a photo's does while processing one stays cheap.
+const floodBody = 2 << 20
 
 // TestPhotoUploadFlood: SPEC §17, on both databases. While one upload is
 // processed, photo.MaxWaiting more wait for it; every other upload of a
@@ -38,6 +38,7 @@ func TestPhotoUploadFlood(t *testing.T) {
 		base := a.Listen()
 		body := append(handlerstest.JPEGOf(t, 320, 240), make([]byte, floodBody)...)[:floodBody]
 		client := &http.Client{Timeout: 2 * time.Minute}
+		t.Cleanup(client.CloseIdleConnections) // else the server's shutdown waits for them
 		upload := func() answer {
 			req, err := http.NewRequest(http.MethodPost, base+"/api/pets/"+handlerstest.Itoa(rex.ID)+"/photos", bytes.NewReader(body))
 			if err != nil {
@@ -78,7 +79,7 @@ func TestPhotoUploadFlood(t *testing.T) {
 		}
 		waitFor(t, func() bool { return a.Handler.Photos.Waiting() == photo.MaxWaiting })
 		// The flood goes on: every one of these is refused at once.
-		const more = 16
+		const more = 8
 		for range more {
 			wantBusy(t, upload())
 		}
@@ -87,10 +88,10 @@ func TestPhotoUploadFlood(t *testing.T) {
 		}
 
 		// Each waiting upload holds its body twice (as read, and the copy
-		// being processed): 32 MiB for the four. Had the refused 20 been
-		// kept too, it would be 192 MiB.
+		// being processed): 16 MiB for the four. Had the refused 12 been
+		// kept too, it would be 64 MiB.
 		kept := int64(liveHeap()) - int64(before)
-		bound := int64(photo.MaxWaiting*2*floodBody + 16<<20)
+		bound := int64(photo.MaxWaiting*2*floodBody + 8<<20)
 		t.Logf("%d uploads sent, %d waiting: %.1f MiB kept (bound %.1f MiB)", burst+more, photo.MaxWaiting, float64(kept)/(1<<20), float64(bound)/(1<<20))
 		if kept > bound {
 			t.Errorf("the flood keeps %d bytes live, want at most %d: refused uploads are held", kept, bound)
