@@ -15,7 +15,7 @@ func NewApp(h *Handler) *fiber.App {
 	}
 	h.bodies = &web.BodyLimits{}
 	app := web.NewApp(web.AppOptions{Logger: h.Logger, Prepare: h.PrepareAnswer, Metrics: h.Metrics, Proxies: h.Proxies, Bodies: h.bodies})
-	app.Use("/static", web.StaticAssets(static.FS, static.Version))
+	app.Use("/static", web.StaticAssets(static.Assets(), static.Version))
 	app.Get("/favicon.ico", favicon)
 	h.Routes(app)
 	return app
