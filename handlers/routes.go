@@ -32,7 +32,7 @@ func (h *Handler) Routes(app *fiber.App) {
 	// the database too, are not limited either. Errors (404) on the plain
 	// page, or the Error object for a client asking for JSON.
 	media := &web.Surface{Errors: shop.RenderPlainError}
-	for _, size := range []string{db.PhotoLarge, db.PhotoThumb} {
+	for _, size := range []string{db.PhotoLarge, db.PhotoMedium, db.PhotoThumb} {
 		app.Get("/media/photos/:photoId/"+size+".jpg", media.Mark, h.photoImage(size))
 	}
 

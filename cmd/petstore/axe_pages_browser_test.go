@@ -139,8 +139,9 @@ func addPhotos(t *testing.T, s *db.Store, petID int64, n int) {
 			t.Fatal(err)
 		}
 		in := db.NewPhoto{
-			Large: db.PhotoSize{JPEG: res.Large.Bytes, Width: res.Large.Width, Height: res.Large.Height},
-			Thumb: db.PhotoSize{JPEG: res.Thumb.Bytes, Width: res.Thumb.Width, Height: res.Thumb.Height},
+			Large:  db.PhotoSize{JPEG: res.Large.Bytes, Width: res.Large.Width, Height: res.Large.Height},
+			Medium: db.PhotoSize{JPEG: res.Medium.Bytes, Width: res.Medium.Width, Height: res.Medium.Height},
+			Thumb:  db.PhotoSize{JPEG: res.Thumb.Bytes, Width: res.Thumb.Width, Height: res.Thumb.Height},
 		}
 		if _, err := s.AddPhoto(context.Background(), petID, in); err != nil {
 			t.Fatal(err)

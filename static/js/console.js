@@ -9,8 +9,8 @@
 //   only when the event is about its pet and changes what it shows.
 // - The live indicator, the copy button, filters that apply on change, and
 //   a highlight for new orders.
-// - A pet's photos: the upload's progress, and focus kept where it was
-//   when the photos section is replaced.
+// - A pet's photos: the upload's progress; focus after the section is
+//   replaced follows focus.js's rule (window.petstoreFocus), as for htmx.
 (function () {
   "use strict";
 
@@ -174,19 +174,11 @@
     fresh = document.importNode(fresh, true);
     old.replaceWith(fresh);
     if (window.htmx) htmx.process(fresh);
-    focusPhotos();
+    // The section names the control that had focus (data-focus), since
+    // the one pressed was replaced with the section.
+    if (window.petstoreFocus) window.petstoreFocus(fresh);
     return fresh;
   }
-
-  // After a photo action the section names the control that had focus
-  // (data-focus), since the one pressed was replaced with the section.
-  function focusPhotos() {
-    var target = document.querySelector("#photos [data-focus]");
-    if (!target) return;
-    target.removeAttribute("data-focus");
-    target.focus();
-  }
-  document.addEventListener("htmx:afterSettle", focusPhotos);
 
   function plural(n, one) {
     return n + " " + one + (n === 1 ? "" : "s");

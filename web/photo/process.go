@@ -21,12 +21,16 @@ type JPEG struct {
 	Height int
 }
 
-// Result is what an upload becomes: the two sizes SPEC §14 stores.
+// Result is what an upload becomes: the two sizes SPEC §14 stores, and a
+// middle one for the pages (a pet page's photo is shown some 500 px wide:
+// 400 is too coarse for it, 1600 four times the bytes).
 type Result struct {
-	// Large has its longest side at most Limits.LargeSide; Thumb at most
-	// Limits.ThumbSide. Neither is ever larger than the upload.
-	Large JPEG
-	Thumb JPEG
+	// Large has its longest side at most Limits.LargeSide, Medium at most
+	// Limits.MediumSide, Thumb at most Limits.ThumbSide. None is ever
+	// larger than the upload.
+	Large  JPEG
+	Medium JPEG
+	Thumb  JPEG
 	// Format is what the bytes were ("jpeg", "png", "gif" or "webp"),
 	// which need not match the declared Content-Type; for logs.
 	Format string
@@ -40,7 +44,8 @@ type Result struct {
 // decode whose caller gave up keeps its place until it actually finishes.
 var worker = make(chan struct{}, 1)
 
-// Reencode turns an untrusted upload into the large and thumbnail JPEGs.
+// Reencode turns an untrusted upload into the large, medium and thumbnail
+// JPEGs.
 //
 // contentType is the request's Content-Type header; anything CheckContentType
 // refuses is ErrUnsupportedType before r is read. Then at most
@@ -168,7 +173,7 @@ func inspect(data []byte, l Limits) (format, image.Config, error) {
 }
 
 // render decodes data, whose header inspect found to be cfg, and produces
-// the two sizes.
+// the three sizes, each scaled from the next larger one.
 func render(ctx context.Context, f format, cfg image.Config, data []byte, orientation int, l Limits) (*Result, error) {
 	img, err := f.decode(ctxReader{ctx, bytes.NewReader(data)})
 	if ctx.Err() != nil {
@@ -196,9 +201,13 @@ func render(ctx context.Context, f format, cfg image.Config, data []byte, orient
 	if ctx.Err() != nil {
 		return nil, stopped(ctx, l)
 	}
-	thumb := resized(large, l.ThumbSide)
+	medium := resized(large, l.MediumSide)
+	thumb := resized(medium, l.ThumbSide)
 	res := &Result{Format: f.name}
 	if res.Large, err = encodeJPEG(large, LargeQuality); err != nil {
+		return nil, err
+	}
+	if res.Medium, err = encodeJPEG(medium, LargeQuality); err != nil {
 		return nil, err
 	}
 	if res.Thumb, err = encodeJPEG(thumb, ThumbQuality); err != nil {
