@@ -73,6 +73,11 @@ func TestConsoleBrowserNarrow(t *testing.T) {
 			name = "dashboard"
 		}
 		screenshot(t, ctx, name+"-360px")
+		if name == "dashboard" || name == "inventory" || name == "orders" || name == "keys" {
+			// The README's pictures of the console on a phone
+			// (testdata/screenshots-readme/) are copies of these.
+			viewScreenshot(t, ctx, name+"-360x740-view")
+		}
 	}
 
 	// The inventory row's field and button scroll into view inside the
