@@ -2,10 +2,13 @@ package static
 
 import (
 	"bytes"
+	"compress/gzip"
 	"io"
 	"io/fs"
 	"strings"
 	"testing"
+
+	"github.com/andybalholm/brotli"
 )
 
 // TestMinifyCSS: comments, indentation and line breaks go; strings,
@@ -84,5 +87,41 @@ func TestBundles(t *testing.T) {
 	}
 	if _, err := Assets().Open("js/shop.js"); err != nil {
 		t.Errorf("Assets lost FS's files: %v", err)
+	}
+}
+
+// TestEncoded: a text asset compressed in either coding decodes to the
+// asset, and is smaller; other files and codings have none.
+func TestEncoded(t *testing.T) {
+	for _, name := range []string{ShopCSS, "js/shop.js"} {
+		raw, err := fs.ReadFile(Assets(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for coding, reader := range map[string]func([]byte) (io.Reader, error){
+			"br":   func(b []byte) (io.Reader, error) { return brotli.NewReader(bytes.NewReader(b)), nil },
+			"gzip": func(b []byte) (io.Reader, error) { return gzip.NewReader(bytes.NewReader(b)) },
+		} {
+			b, ok := Encoded(name, coding)
+			if !ok || len(b) >= len(raw) {
+				t.Fatalf("%s in %s: %d bytes, %v", name, coding, len(b), ok)
+			}
+			r, err := reader(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(r)
+			if err != nil || !bytes.Equal(got, raw) {
+				t.Errorf("%s in %s decodes to %d bytes (%v), want %d", name, coding, len(got), err, len(raw))
+			}
+			if again, _ := Encoded(name, coding); &again[0] != &b[0] {
+				t.Errorf("%s in %s was compressed twice", name, coding)
+			}
+		}
+	}
+	for _, c := range [][2]string{{"img/favicon.svg", "zstd"}, {"vendor/htmx.LICENSE", "br"}, {"css/missing.css", "gzip"}} {
+		if _, ok := Encoded(c[0], c[1]); ok {
+			t.Errorf("Encoded(%s, %s) is ok", c[0], c[1])
+		}
 	}
 }
