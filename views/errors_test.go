@@ -1,14 +1,13 @@
 package views
 
 import (
-	"bytes"
-	"context"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/a-h/templ"
 
 	"petstore/static"
+	"petstore/views/viewstest"
 )
 
 // TestErrorPageIsNoAlert: a full error page is a page, not an alert (a
@@ -16,17 +15,7 @@ import (
 // htmx swaps into a page the user is reading is an alert. Each links its
 // area's one stylesheet.
 func TestErrorPageIsNoAlert(t *testing.T) {
-	parse := func(c templ.Component) *goquery.Document {
-		var buf bytes.Buffer
-		if err := c.Render(context.Background(), &buf); err != nil {
-			t.Fatal(err)
-		}
-		doc, err := goquery.NewDocumentFromReader(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return doc
-	}
+	parse := func(c templ.Component) *goquery.Document { return viewstest.Parse(t, c) }
 	for _, console := range []bool{false, true} {
 		v := ErrorView{Status: 404, Message: "There is no page at this address.", Console: console}
 		page := parse(ErrorPage(v))

@@ -1,32 +1,16 @@
 package console
 
 import (
-	"bytes"
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
-	"github.com/a-h/templ"
 
 	"petstore/db"
 	"petstore/static"
+	"petstore/views/viewstest"
 )
-
-// renderPage renders a component and parses it.
-func renderPage(t *testing.T, c templ.Component) *goquery.Document {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := c.Render(context.Background(), &buf); err != nil {
-		t.Fatal(err)
-	}
-	doc, err := goquery.NewDocumentFromReader(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc
-}
 
 // TestTablesStackOnPhones: every table of the console's pages is a
 // table.stack in a .table-wrap, each body row has a heading cell (the
@@ -41,14 +25,14 @@ func TestTablesStackOnPhones(t *testing.T) {
 	key := &db.APIKey{ID: 3, Name: "Partner", Prefix: "psk_ab", Role: db.RoleCustomer, Plan: db.PlanFree, PerMinute: 60, PerDay: 1000, CreatedAt: now}
 	ch := Chrome{Title: "Test", Nav: "dashboard", User: "alice", CSRF: "token"}
 	docs := map[string]*goquery.Document{
-		"inventory": renderPage(t, InventoryPage(ch, InventoryView{Rows: []InventoryRow{{Pet: pet, Value: "0"}}})),
-		"orders":    renderPage(t, OrdersPage(ch, OrdersView{Rows: []OrderRow{{Order: order}}})),
-		"catalog": renderPage(t, CatalogPage(ch, CatalogView{Pets: []*db.Pet{pet},
+		"inventory": viewstest.Parse(t, InventoryPage(ch, InventoryView{Rows: []InventoryRow{{Pet: pet, Value: "0"}}})),
+		"orders":    viewstest.Parse(t, OrdersPage(ch, OrdersView{Rows: []OrderRow{{Order: order}}})),
+		"catalog": viewstest.Parse(t, CatalogPage(ch, CatalogView{Pets: []*db.Pet{pet},
 			Categories: []*db.Category{{ID: 2, Name: "Dogs"}}, PetCounts: map[int64]int{2: 1}})),
-		"keys": renderPage(t, KeysPage(ch, KeysView{Now: now, Rows: []KeyRow{{Key: key, Now: now}}})),
-		"dashboard": renderPage(t, DashboardPage(ch, DashboardView{Counts: &db.Dashboard{Pets: map[string]int{}, Currency: "EUR"},
+		"keys": viewstest.Parse(t, KeysPage(ch, KeysView{Now: now, Rows: []KeyRow{{Key: key, Now: now}}})),
+		"dashboard": viewstest.Parse(t, DashboardPage(ch, DashboardView{Counts: &db.Dashboard{Pets: map[string]int{}, Currency: "EUR"},
 			LowStock: []*db.Pet{pet}, LowStockMax: 3, Recent: []*db.ConsoleOrder{order}})),
-		"usage": renderPage(t, UsagePage(ch, UsageView{Now: now, Sort: "name", Rows: []UsageRow{{Key: key, MinuteLimit: 60, DayLimit: 1000}}})),
+		"usage": viewstest.Parse(t, UsagePage(ch, UsageView{Now: now, Sort: "name", Rows: []UsageRow{{Key: key, MinuteLimit: 60, DayLimit: 1000}}})),
 	}
 	for name, doc := range docs {
 		tables := doc.Find("main table")

@@ -1,14 +1,13 @@
 package shop
 
 import (
-	"bytes"
-	"context"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
 
 	"petstore/db"
 	"petstore/static"
+	"petstore/views/viewstest"
 )
 
 // TestCartFormsSkipValidation: every form of the cart that sends fields
@@ -25,14 +24,7 @@ func TestCartFormsSkipValidation(t *testing.T) {
 			{PetID: 2, Quantity: 1},
 		},
 	}
-	var buf bytes.Buffer
-	if err := CartPage(v).Render(context.Background(), &buf); err != nil {
-		t.Fatal(err)
-	}
-	doc, err := goquery.NewDocumentFromReader(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := viewstest.Parse(t, CartPage(v))
 	including := doc.Find("form[hx-include]")
 	if including.Length() != 4 {
 		t.Fatalf("%d forms include other fields, want Update and Remove of both lines", including.Length())
