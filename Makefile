@@ -64,8 +64,9 @@ migrate: ## apply database migrations to DATABASE_URL (default var/petstore.db)
 	$(GO) run ./cmd/petstore migrate
 
 .PHONY: vendor
-vendor: ## re-fetch the pinned front-end packages into static/vendor (npm)
+vendor: ## re-fetch the pinned front-end packages into static/vendor, and axe-core for the browser tests (npm)
 	bash static/vendor.sh
+	bash cmd/petstore/testdata/axe/vendor.sh
 
 .PHONY: clean
 clean: ## remove build output and the local database

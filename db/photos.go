@@ -12,7 +12,8 @@ import (
 )
 
 // Photo is one of a pet's photos as the API shows it (SPEC §14): the
-// large size's path and size, and the thumbnail's path.
+// large size's path and size, and the thumbnail's path. The pages also
+// know the middle size (MediumURL), which the API does not show.
 type Photo struct {
 	ID       int64  `json:"id"`
 	URL      string `json:"url"`
@@ -23,9 +24,19 @@ type Photo struct {
 	// its box before it loads.
 	ThumbWidth  int `json:"-"`
 	ThumbHeight int `json:"-"`
+	// MediumURL, MediumWidth and MediumHeight are the middle size (800 px
+	// on the longest side), for srcset. A photo stored before there was
+	// one has none: its sizes are 0 and MediumURL is the large size's.
+	MediumURL    string `json:"-"`
+	MediumWidth  int    `json:"-"`
+	MediumHeight int    `json:"-"`
 }
 
-// PhotoURL is where a size ("large" or "thumb") of a photo is served.
+// HasMedium reports whether the photo was stored with a middle size.
+func (p Photo) HasMedium() bool { return p.MediumWidth > 0 && p.MediumHeight > 0 }
+
+// PhotoURL is where a size ("large", "medium" or "thumb") of a photo is
+// served.
 func PhotoURL(id int64, size string) string {
 	return "/media/photos/" + strconv.FormatInt(id, 10) + "/" + size + ".jpg"
 }
@@ -39,11 +50,13 @@ type Photos []Photo
 // storedPhoto is a Photo as pets.photos keeps it: the paths follow from
 // the id.
 type storedPhoto struct {
-	ID          int64 `json:"id"`
-	Width       int   `json:"w"`
-	Height      int   `json:"h"`
-	ThumbWidth  int   `json:"tw"`
-	ThumbHeight int   `json:"th"`
+	ID           int64 `json:"id"`
+	Width        int   `json:"w"`
+	Height       int   `json:"h"`
+	ThumbWidth   int   `json:"tw"`
+	ThumbHeight  int   `json:"th"`
+	MediumWidth  int   `json:"mw,omitempty"`
+	MediumHeight int   `json:"mh,omitempty"`
 }
 
 // MarshalJSON writes the photos, [] when there are none: the field is
@@ -75,8 +88,10 @@ func (ps *Photos) Scan(src any) error {
 	}
 	out := make(Photos, len(stored))
 	for i, s := range stored {
-		out[i] = Photo{ID: s.ID, URL: PhotoURL(s.ID, "large"), ThumbURL: PhotoURL(s.ID, "thumb"),
-			Width: s.Width, Height: s.Height, ThumbWidth: s.ThumbWidth, ThumbHeight: s.ThumbHeight}
+		out[i] = Photo{ID: s.ID, URL: PhotoURL(s.ID, PhotoLarge), ThumbURL: PhotoURL(s.ID, PhotoThumb),
+			Width: s.Width, Height: s.Height, ThumbWidth: s.ThumbWidth, ThumbHeight: s.ThumbHeight,
+			MediumWidth: s.MediumWidth, MediumHeight: s.MediumHeight}
+		out[i].setMediumURL()
 	}
 	*ps = out
 	return nil
@@ -86,7 +101,8 @@ func (ps *Photos) Scan(src any) error {
 func (ps Photos) Value() (driver.Value, error) {
 	stored := make([]storedPhoto, len(ps))
 	for i, p := range ps {
-		stored[i] = storedPhoto{ID: p.ID, Width: p.Width, Height: p.Height, ThumbWidth: p.ThumbWidth, ThumbHeight: p.ThumbHeight}
+		stored[i] = storedPhoto{ID: p.ID, Width: p.Width, Height: p.Height, ThumbWidth: p.ThumbWidth, ThumbHeight: p.ThumbHeight,
+			MediumWidth: p.MediumWidth, MediumHeight: p.MediumHeight}
 	}
 	b, err := json.Marshal(stored)
 	if err != nil {
@@ -98,10 +114,20 @@ func (ps Photos) Value() (driver.Value, error) {
 // MaxPhotos is how many photos one pet may have (SPEC §14).
 const MaxPhotos = 8
 
+// setMediumURL points MediumURL at the middle size, or at the large one
+// for a photo that has none.
+func (p *Photo) setMediumURL() {
+	p.MediumURL = p.URL
+	if p.HasMedium() {
+		p.MediumURL = PhotoURL(p.ID, PhotoMedium)
+	}
+}
+
 // Photo sizes, as their URLs name them.
 const (
-	PhotoLarge = "large"
-	PhotoThumb = "thumb"
+	PhotoLarge  = "large"
+	PhotoMedium = "medium"
+	PhotoThumb  = "thumb"
 )
 
 // PhotoSize is one stored size of a photo: JPEG bytes and dimensions.
@@ -110,9 +136,11 @@ type PhotoSize struct {
 	Width, Height int
 }
 
-// NewPhoto is a processed upload: both sizes, re-encoded (web/photo).
+// NewPhoto is a processed upload, re-encoded (web/photo): the large size
+// and the thumbnail, and the middle size (optional: without it the
+// photo's medium address serves the large one).
 type NewPhoto struct {
-	Large, Thumb PhotoSize
+	Large, Medium, Thumb PhotoSize
 }
 
 // AddPhoto stores a photo as the last of the pet's and records
@@ -120,8 +148,14 @@ type NewPhoto struct {
 func (s *Store) AddPhoto(ctx context.Context, petID int64, in NewPhoto) (*Photo, error) {
 	if len(in.Large.JPEG) == 0 || len(in.Thumb.JPEG) == 0 || in.Large.Width < 1 || in.Large.Height < 1 ||
 		in.Thumb.Width < 1 || in.Thumb.Height < 1 {
-		return nil, fmt.Errorf("add photo: both sizes are needed, got %dx%d and %dx%d",
+		return nil, fmt.Errorf("add photo: the large size and the thumbnail are needed, got %dx%d and %dx%d",
 			in.Large.Width, in.Large.Height, in.Thumb.Width, in.Thumb.Height)
+	}
+	var medium, mediumTag any // NULL unless the upload has a middle size
+	if len(in.Medium.JPEG) > 0 && in.Medium.Width > 0 && in.Medium.Height > 0 {
+		medium, mediumTag = in.Medium.JPEG, contentETag(in.Medium.JPEG)
+	} else {
+		in.Medium = PhotoSize{}
 	}
 	tx, err := s.begin(ctx)
 	if err != nil {
@@ -136,15 +170,18 @@ func (s *Store) AddPhoto(ctx context.Context, petID int64, in NewPhoto) (*Photo,
 	if len(p.Photos) >= MaxPhotos {
 		return nil, Errorf(ETooManyPhotos, "Pet %d has %d photos already, the most a pet may have.", petID, len(p.Photos))
 	}
-	ph := Photo{Width: in.Large.Width, Height: in.Large.Height, ThumbWidth: in.Thumb.Width, ThumbHeight: in.Thumb.Height}
-	err = tx.get(ctx, &ph.ID, `INSERT INTO photos (pet_id, width, height, large, large_etag, thumb_width, thumb_height, thumb, thumb_etag, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+	ph := Photo{Width: in.Large.Width, Height: in.Large.Height, ThumbWidth: in.Thumb.Width, ThumbHeight: in.Thumb.Height,
+		MediumWidth: in.Medium.Width, MediumHeight: in.Medium.Height}
+	err = tx.get(ctx, &ph.ID, `INSERT INTO photos (pet_id, width, height, large, large_etag, thumb_width, thumb_height, thumb, thumb_etag,
+		medium_width, medium_height, medium, medium_etag, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`,
 		petID, ph.Width, ph.Height, in.Large.JPEG, contentETag(in.Large.JPEG), ph.ThumbWidth, ph.ThumbHeight,
-		in.Thumb.JPEG, contentETag(in.Thumb.JPEG), tx.now)
+		in.Thumb.JPEG, contentETag(in.Thumb.JPEG), nullSize(ph.MediumWidth), nullSize(ph.MediumHeight), medium, mediumTag, tx.now)
 	if err != nil {
 		return nil, fmt.Errorf("insert photo: %w", err)
 	}
 	ph.URL, ph.ThumbURL = PhotoURL(ph.ID, PhotoLarge), PhotoURL(ph.ID, PhotoThumb)
+	ph.setMediumURL()
 	p.Photos = append(p.Photos, ph)
 	if err := tx.writePhotos(ctx, p); err != nil {
 		return nil, err
@@ -229,21 +266,35 @@ type PhotoImage struct {
 	ETag string `db:"etag"`
 }
 
-// FindPhotoImage returns one size (PhotoLarge or PhotoThumb) of a photo of
-// a live pet; with tagOnly the bytes are left out, for a revalidation.
-// Errors: not_found (no such photo or size, or the pet was deleted).
+// FindPhotoImage returns one size (PhotoLarge, PhotoMedium or PhotoThumb)
+// of a photo of a live pet; with tagOnly the bytes are left out, for a
+// revalidation. A photo stored without a middle size answers PhotoMedium
+// with its large size. Errors: not_found (no such photo or size, or the
+// pet was deleted).
 func (s *Store) FindPhotoImage(ctx context.Context, photoID int64, size string, tagOnly bool) (*PhotoImage, error) {
-	if size != PhotoLarge && size != PhotoThumb {
+	// size is one of the constants, never input, so it may name columns.
+	bytes, tag := "ph."+size, "ph."+size+"_etag"
+	switch size {
+	case PhotoLarge, PhotoThumb:
+	case PhotoMedium:
+		bytes, tag = "COALESCE(ph.medium, ph.large)", "COALESCE(ph.medium_etag, ph.large_etag)"
+	default:
 		return nil, notFound("Photo", photoID)
 	}
-	bytes := "ph." + size
 	if tagOnly {
 		bytes = "NULL"
 	}
-	// size is one of two constants, never input, so it may name columns.
 	return findOne[PhotoImage](ctx, s.get, "photo", notFound("Photo", photoID),
-		`SELECT `+bytes+` AS jpeg, ph.`+size+`_etag AS etag FROM photos ph JOIN pets p ON p.id = ph.pet_id
+		`SELECT `+bytes+` AS jpeg, `+tag+` AS etag FROM photos ph JOIN pets p ON p.id = ph.pet_id
 		WHERE ph.id = $1 AND p.deleted_at IS NULL`, photoID)
+}
+
+// nullSize is a size for a nullable column: NULL for 0 (no such size).
+func nullSize(n int) any {
+	if n <= 0 {
+		return nil
+	}
+	return n
 }
 
 // contentETag is a strong entity tag for bytes: a hash of them, quoted.

@@ -51,7 +51,7 @@ func NewApp(h *Handler) (*fiber.App, error) {
 		// oversize body) gets the headers of every other API answer.
 		Prepare: func(c *fiber.Ctx) { a.PrepareAnswer(c, routes.Template(c.Method(), c.Path())) },
 	})
-	app.Use("/static", web.StaticAssets(static.FS, static.Version))
+	app.Use("/static", web.StaticAssets(static.Assets(), static.Version))
 	app.Get("/favicon.ico", favicon)
 	h.routes(app, routes, a, s, con)
 	return app, nil

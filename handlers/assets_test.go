@@ -83,7 +83,7 @@ func TestCompression(t *testing.T) {
 	shop := get(a, "/", nil).Want(t, 200)
 	doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(shop.Body))
 	htmx := doc.Find(`script[src*="htmx"]`).AttrOr("src", "")
-	css := doc.Find(`link[href*="app.css"]`).AttrOr("href", "")
+	css := doc.Find(`link[rel="stylesheet"]`).AttrOr("href", "")
 
 	cases := []struct{ path, key, enc string }{
 		{"/", "", "gzip"}, {"/", "", "br"}, {htmx, "", "br"}, {css, "", "gzip"},

@@ -9,8 +9,10 @@ import (
 	"petstore/web"
 )
 
-// photoImage serves one size (db.PhotoLarge, db.PhotoThumb) of a pet's
-// photo at GET /media/photos/{photoId}/{size}.jpg, to anyone (SPEC §14).
+// photoImage serves one size (db.PhotoLarge, db.PhotoMedium, db.PhotoThumb)
+// of a pet's photo at GET /media/photos/{photoId}/{size}.jpg, to anyone
+// (SPEC §14; medium is the pages' middle size, the large one for a photo
+// stored before there was one).
 // The JPEG comes from the database, so every instance serves every photo.
 // A photo never changes under its address (another upload gets another
 // id), so browsers and proxies may keep it a year without asking

@@ -16,7 +16,8 @@ import (
 )
 
 // TestMediaPhotos uploads a photo carrying an Exif GPS position through the
-// API and fetches both sizes as an anonymous visitor, on both databases:
+// API and fetches its three sizes (large, the pages' medium, thumb) as an
+// anonymous visitor, on both databases:
 // JPEGs of the right size with no metadata left, cached for a year with an
 // ETag, 304 when revalidated, never compressed, never with a cookie.
 func TestMediaPhotos(t *testing.T) {
@@ -33,7 +34,7 @@ func TestMediaPhotos(t *testing.T) {
 		for _, size := range []struct {
 			url           string
 			width, height int
-		}{{ph.URL, 1600, 1067}, {ph.ThumbURL, 400, 267}} {
+		}{{ph.URL, 1600, 1067}, {db.PhotoURL(ph.ID, db.PhotoMedium), 800, 534}, {ph.ThumbURL, 400, 267}} {
 			r := a.Do(handlerstest.Req{Method: "GET", Path: size.url, Header: map[string]string{"Accept-Encoding": "br, gzip"}}).Want(t, http.StatusOK)
 			m, err := jpeg.Decode(bytes.NewReader(r.Body))
 			if err != nil {
@@ -99,7 +100,7 @@ func TestMediaNotFound(t *testing.T) {
 		paths := []string{
 			"/media/photos/9999999/large.jpg", "/media/photos/abc/large.jpg", "/media/photos/0/thumb.jpg",
 			"/media/photos/-1/thumb.jpg", "/media/photos/9223372036854775808/large.jpg", "/media/photos/%00/large.jpg",
-			"/media/photos/" + id + "/medium.jpg", "/media/photos/" + id + "/large.png", "/media/photos/" + id,
+			"/media/photos/" + id + "/huge.jpg", "/media/photos/" + id + "/large.png", "/media/photos/" + id,
 		}
 		for _, p := range paths {
 			r := a.Do(handlerstest.Req{Method: "GET", Path: p}).Want(t, http.StatusNotFound)

@@ -43,7 +43,7 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 	// the database too, are not limited either. Errors (404) on the plain
 	// page, or the Error object for a client asking for JSON.
 	media := &web.Surface{Errors: shop.RenderPlainError}
-	for _, size := range []string{db.PhotoLarge, db.PhotoThumb} {
+	for _, size := range []string{db.PhotoLarge, db.PhotoMedium, db.PhotoThumb} {
 		r.Add(web.Route{Method: get, Path: "/media/photos/:photoId/" + size + ".jpg", Handlers: []fiber.Handler{media.Mark, h.photoImage(size)}})
 	}
 

@@ -8,16 +8,21 @@ import (
 	"sync"
 )
 
-// versions maps each file of FS to its version, computed once.
+// versions maps each file of Assets (FS and the bundles) to its version,
+// computed once.
 var versions = sync.OnceValue(func() map[string]string {
 	v, err := Versions(FS)
 	if err != nil {
 		panic(fmt.Sprintf("static: %v", err))
 	}
+	for name, b := range bundles() {
+		v[name] = version(b)
+	}
 	return v
 })
 
-// URL is the versioned address of the file name of FS ("css/app.css"):
+// URL is the versioned address of the file name of Assets ("css/app.css",
+// ShopCSS):
 // /static/<version>/css/app.css, which changes whenever the file does, so
 // it can be cached for good (see Version). A name FS lacks gets its plain
 // /static/ address, which answers 404.
@@ -43,12 +48,18 @@ func Versions(fsys fs.FS) (map[string]string, error) {
 		if err != nil {
 			return err
 		}
-		sum := sha256.Sum256(b)
-		out[name] = hex.EncodeToString(sum[:6])
+		out[name] = version(b)
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("version assets: %w", err)
 	}
 	return out, nil
+}
+
+// version is the version of content b: the first 12 hex digits of its
+// SHA-256.
+func version(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:6])
 }

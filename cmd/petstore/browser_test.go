@@ -221,6 +221,25 @@ func screenshot(t *testing.T, ctx context.Context, name string) string {
 		t.Errorf("screenshot %s: %v", name, err)
 		return ""
 	}
+	return savePNG(t, name, png)
+}
+
+// viewScreenshot saves what the screen shows, not the whole page, as
+// screenshot does.
+func viewScreenshot(t *testing.T, ctx context.Context, name string) string {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Errorf("screenshot %s: %v", name, err)
+		return ""
+	}
+	return savePNG(t, name, png)
+}
+
+// savePNG writes a screenshot as testdata/screenshots/<TestName>-<name>.png
+// and logs its path.
+func savePNG(t *testing.T, name string, png []byte) string {
+	t.Helper()
 	if err := os.MkdirAll(screenshotDir, 0o755); err != nil {
 		t.Fatal(err)
 	}

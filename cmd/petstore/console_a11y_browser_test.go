@@ -43,9 +43,10 @@ func TestConsoleBrowserSpaceOnButtonLinks(t *testing.T) {
 }
 
 // TestConsoleBrowserNarrow: every console page fits a 360 px wide screen
-// without sideways scrolling of the page; wide tables scroll inside their
-// .table-wrap, where the inventory's quantity field and Save button can be
-// reached and used.
+// without sideways scrolling of the page, and no control of it (link,
+// button, field) starts or ends past the screen's edges, inside a
+// scrolling table or not: tables become cards. The inventory's quantity
+// field and Save button can be reached and used.
 func TestConsoleBrowserNarrow(t *testing.T) {
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
@@ -63,6 +64,7 @@ func TestConsoleBrowserNarrow(t *testing.T) {
 	} {
 		cb.navigate(chromedp.Navigate(ts.URL + path))
 		cb.wantFits(path, 360)
+		cb.wantControlsOnScreen(path, 360)
 		if got := read(t, ctx, chromedp.Evaluate[int](`[...document.querySelectorAll("main table")].filter(t => !t.closest(".table-wrap")).length`)); got != 0 {
 			t.Errorf("%s: %d tables outside a .table-wrap (they would widen the page)", path, got)
 		}
@@ -71,6 +73,11 @@ func TestConsoleBrowserNarrow(t *testing.T) {
 			name = "dashboard"
 		}
 		screenshot(t, ctx, name+"-360px")
+		if name == "dashboard" || name == "inventory" || name == "orders" || name == "keys" {
+			// The README's pictures of the console on a phone
+			// (testdata/screenshots-readme/) are copies of these.
+			viewScreenshot(t, ctx, name+"-360x740-view")
+		}
 	}
 
 	// The inventory row's field and button scroll into view inside the
@@ -179,6 +186,29 @@ func (cb *consoleBrowser) wantFits(page string, width int) {
 	})()`))
 	if res.ScrollWidth > width {
 		cb.t.Errorf("%s: the page is %d px wide at %d px; sticking out: %s", page, res.ScrollWidth, width, strings.Join(res.Offenders, ", "))
+	}
+}
+
+// wantControlsOnScreen fails the test when a visible control of the page
+// (a link, button, field or summary) lies partly or wholly left of the
+// screen or past its width, as the page loaded (scrolled to the top and
+// to the left, every scroller too), naming the first few.
+func (cb *consoleBrowser) wantControlsOnScreen(page string, width int) {
+	cb.t.Helper()
+	off := read(cb.t, cb.ctx, chromedp.Evaluate[[]string](`(() => {
+		const out = [];
+		for (const el of document.querySelectorAll("a[href], button, input:not([type=hidden]), select, textarea, summary")) {
+			const r = el.getBoundingClientRect();
+			if (!el.getClientRects().length || r.width === 0 || el.closest(".sr-only, .skip-link, [hidden]")) continue;
+			if (r.left < -0.5 || r.right > `+strconv.Itoa(width)+` + 0.5) {
+				out.push(el.tagName.toLowerCase() + (el.dataset.testid ? "[" + el.dataset.testid + "]" : "") + " “" +
+					(el.textContent || el.value || "").trim().replace(/\s+/g, " ").slice(0, 30) + "” at " + Math.round(r.left) + "–" + Math.round(r.right) + " px");
+			}
+		}
+		return out.slice(0, 6);
+	})()`))
+	if len(off) > 0 {
+		cb.t.Errorf("%s at %d px: controls past the screen's edge: %s", page, width, strings.Join(off, ", "))
 	}
 }
 

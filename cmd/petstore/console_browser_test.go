@@ -98,7 +98,7 @@ func TestConsoleBrowser(t *testing.T) {
 	screenshot(t, ctx, "orders-live")
 	// …and completes with its button.
 	browse(t, ctx, chromedp.Click(chromedp.CSS(orderRow+` [data-testid="complete-order"]`)))
-	cb.waitText(orderRow+` [data-testid="order-state"]`, "complete")
+	cb.waitText(orderRow+` [data-testid="order-state"]`, "Complete")
 	if o, err := ts.Store.FindOrderByID(bg, order.ID, nil); err != nil || !o.Complete {
 		t.Fatalf("order = %+v, %v; want complete", o, err)
 	}

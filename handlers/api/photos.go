@@ -46,8 +46,9 @@ func (h *Handler) AddPhoto(c *fiber.Ctx) error {
 		return photoError(err)
 	}
 	ph, err := h.Store.AddPhoto(ctx, petID, db.NewPhoto{
-		Large: db.PhotoSize{JPEG: res.Large.Bytes, Width: res.Large.Width, Height: res.Large.Height},
-		Thumb: db.PhotoSize{JPEG: res.Thumb.Bytes, Width: res.Thumb.Width, Height: res.Thumb.Height},
+		Large:  db.PhotoSize{JPEG: res.Large.Bytes, Width: res.Large.Width, Height: res.Large.Height},
+		Medium: db.PhotoSize{JPEG: res.Medium.Bytes, Width: res.Medium.Width, Height: res.Medium.Height},
+		Thumb:  db.PhotoSize{JPEG: res.Thumb.Bytes, Width: res.Thumb.Width, Height: res.Thumb.Height},
 	})
 	if err != nil {
 		return err

@@ -31,7 +31,7 @@ func TestConsolePets(t *testing.T) {
 		p = b.Follow(p)
 		p.WantText("flash", "Pet “Rex” created.")
 		row := p.Find(`[data-testid="pet-row"]`)
-		if row.Length() != 1 || !strings.Contains(browsertest.Text(row), "Rex Dogs available 1") {
+		if row.Length() != 1 || !strings.Contains(browsertest.Text(row), "Rex Dogs Available 1") {
 			t.Fatalf("pet row = %q", browsertest.Text(row))
 		}
 		rexID = mustAtoi(t, row.AttrOr("data-pet-id", ""))

@@ -41,10 +41,10 @@ func TestConsoleInventory(t *testing.T) {
 		if got := p.ID("inventory-row").Length(); got != 3 {
 			t.Fatalf("rows = %d, want 3", got)
 		}
-		if got := row(p, rex.ID); got != "Rex available 3" {
+		if got := row(p, rex.ID); got != "Rex Available 3" {
 			t.Errorf("Rex row = %q", got)
 		}
-		if got := row(p, fido.ID); got != "Fido sold 0" {
+		if got := row(p, fido.ID); got != "Fido Sold 0" {
 			t.Errorf("Fido row = %q", got)
 		}
 		if p.Find(`label[for="qty-`+handlerstest.Itoa(rex.ID)+`"]`).Length() != 1 {
@@ -71,20 +71,20 @@ func TestConsoleInventory(t *testing.T) {
 			t.Fatalf("htmx answer is not the table body:\n%s", p.Body)
 		}
 		p = b.HX("/staff/inventory/" + handlerstest.Itoa(rex.ID)).WantStatus(http.StatusOK)
-		if got := row(p, rex.ID); got != "Rex available 3" {
+		if got := row(p, rex.ID); got != "Rex Available 3" {
 			t.Errorf("single row = %q", got)
 		}
 	})
 	t.Run("edit OK", func(t *testing.T) {
 		p := b.HXPost("/staff/inventory/"+handlerstest.Itoa(rex.ID), url.Values{"quantity": {"7"}}).WantStatus(http.StatusOK)
-		if got := row(p, rex.ID); got != "Rex available 7" {
+		if got := row(p, rex.ID); got != "Rex Available 7" {
 			t.Fatalf("row = %q", got)
 		}
 		p.WantText("row-saved", "Saved")
 		wantStock(t, a, rex.ID, db.StatusAvailable, 7)
 		// Stock back from 0 makes a sold pet available (SPEC §5).
 		p = b.HXPost("/staff/inventory/"+handlerstest.Itoa(fido.ID), url.Values{"quantity": {"2"}}).WantStatus(http.StatusOK)
-		if got := row(p, fido.ID); got != "Fido available 2" {
+		if got := row(p, fido.ID); got != "Fido Available 2" {
 			t.Fatalf("row = %q", got)
 		}
 	})
@@ -94,7 +94,7 @@ func TestConsoleInventory(t *testing.T) {
 		}
 		b.HXPost("/staff/inventory/"+handlerstest.Itoa(tom.ID), url.Values{"quantity": {"4"}}).WantStatus(http.StatusOK)
 		p := b.HXPost("/staff/inventory/"+handlerstest.Itoa(tom.ID), url.Values{"quantity": {"0"}}).WantStatus(http.StatusOK)
-		if got := row(p, tom.ID); got != "Tom pending 0" {
+		if got := row(p, tom.ID); got != "Tom Reserved 0" {
 			t.Fatalf("row = %q", got)
 		}
 	})

@@ -42,7 +42,7 @@ func TestConsoleOrders(t *testing.T) {
 			t.Errorf("first row = order %s, want the newest %d", first, o3.ID)
 		}
 		r := p.Find("#order-" + handlerstest.Itoa(o2.ID))
-		if got := browsertest.Text(r); !contains(got, "Tom", "Storefront", "open") {
+		if got := browsertest.Text(r); !contains(got, "Tom", "Storefront", "Open") {
 			t.Errorf("row = %q", got)
 		}
 		if got := browsertest.Text(p.Find("#order-" + handlerstest.Itoa(o1.ID))); !contains(got, "Rex", "API · customer") {
@@ -60,7 +60,7 @@ func TestConsoleOrders(t *testing.T) {
 	})
 	t.Run("complete", func(t *testing.T) {
 		p := b.HXPost("/staff/orders/"+handlerstest.Itoa(o1.ID)+"/complete", nil).WantStatus(http.StatusOK)
-		if got := state(p, o1.ID); got != "complete" {
+		if got := state(p, o1.ID); got != "Complete" {
 			t.Fatalf("state = %q", got)
 		}
 		if p.Find("#order-"+handlerstest.Itoa(o1.ID)+` [data-testid="complete-order"]`).Length() != 0 {
@@ -73,7 +73,7 @@ func TestConsoleOrders(t *testing.T) {
 			t.Errorf("open filter shows %d rows, the complete one included: %v", p.ID("order-row").Length(), p.Find("#order-"+handlerstest.Itoa(o1.ID)).Length())
 		}
 		p = b.Get("/staff/orders?state=complete")
-		if p.ID("order-row").Length() != 1 || state(p, o1.ID) != "complete" {
+		if p.ID("order-row").Length() != 1 || state(p, o1.ID) != "Complete" {
 			t.Errorf("complete filter: %d rows", p.ID("order-row").Length())
 		}
 	})
@@ -90,7 +90,7 @@ func TestConsoleOrders(t *testing.T) {
 		if got := browsertest.Text(p.Find("#order-" + handlerstest.Itoa(o1.ID) + " .field-error")); got != "Order "+handlerstest.Itoa(o1.ID)+" is complete and cannot be cancelled." {
 			t.Errorf("message = %q", got)
 		}
-		if state(p, o1.ID) != "complete" {
+		if state(p, o1.ID) != "Complete" {
 			t.Errorf("row does not show the order")
 		}
 		b.HXPost("/staff/orders/999999/complete", nil).WantStatus(http.StatusNotFound)

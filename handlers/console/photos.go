@@ -122,8 +122,9 @@ func (h *Handler) receivePhotos(c *fiber.Ctx, p *db.Pet, parts *multipart.Reader
 			return out, nil
 		}
 		_, err = h.Store.AddPhoto(ctx, p.ID, db.NewPhoto{
-			Large: db.PhotoSize{JPEG: res.Large.Bytes, Width: res.Large.Width, Height: res.Large.Height},
-			Thumb: db.PhotoSize{JPEG: res.Thumb.Bytes, Width: res.Thumb.Width, Height: res.Thumb.Height},
+			Large:  db.PhotoSize{JPEG: res.Large.Bytes, Width: res.Large.Width, Height: res.Large.Height},
+			Medium: db.PhotoSize{JPEG: res.Medium.Bytes, Width: res.Medium.Width, Height: res.Medium.Height},
+			Thumb:  db.PhotoSize{JPEG: res.Thumb.Bytes, Width: res.Thumb.Width, Height: res.Thumb.Height},
 		})
 		switch db.ErrorCode(err) {
 		case "":

@@ -9,8 +9,11 @@
 //   only when the event is about its pet and changes what it shows.
 // - The live indicator, the copy button, filters that apply on change, and
 //   a highlight for new orders.
-// - A pet's photos: the upload's progress, and focus kept where it was
-//   when the photos section is replaced.
+// - A table wider than its column (between the phone's cards and a wide
+//   screen) says so above it, and its frame takes focus, so the keyboard
+//   scrolls it too.
+// - A pet's photos: the upload's progress; focus after the section is
+//   replaced follows focus.js's rule (window.petstoreFocus), as for htmx.
 (function () {
   "use strict";
 
@@ -174,19 +177,11 @@
     fresh = document.importNode(fresh, true);
     old.replaceWith(fresh);
     if (window.htmx) htmx.process(fresh);
-    focusPhotos();
+    // The section names the control that had focus (data-focus), since
+    // the one pressed was replaced with the section.
+    if (window.petstoreFocus) window.petstoreFocus(fresh);
     return fresh;
   }
-
-  // After a photo action the section names the control that had focus
-  // (data-focus), since the one pressed was replaced with the section.
-  function focusPhotos() {
-    var target = document.querySelector("#photos [data-focus]");
-    if (!target) return;
-    target.removeAttribute("data-focus");
-    target.focus();
-  }
-  document.addEventListener("htmx:afterSettle", focusPhotos);
 
   function plural(n, one) {
     return n + " " + one + (n === 1 ? "" : "s");
@@ -252,6 +247,44 @@
     if (box) box.hidden = true;
     xhr.send(data);
   });
+
+  // Tables wider than their column scroll inside their .table-wrap (on
+  // narrow screens they are cards instead, tables.css). Such a frame gets
+  // a line above it that says so, and becomes a named region in the tab
+  // order, where the arrow keys scroll it.
+  function cueWideTables() {
+    document.querySelectorAll(".table-wrap").forEach(function (wrap) {
+      var wide = wrap.scrollWidth > wrap.clientWidth + 1;
+      var cue = wrap.previousElementSibling;
+      if (!cue || !cue.classList.contains("scroll-cue")) {
+        if (!wide) return;
+        cue = document.createElement("p");
+        cue.className = "scroll-cue";
+        cue.textContent = "This table is wider than the page: scroll it sideways to see every column.";
+        wrap.parentNode.insertBefore(cue, wrap);
+      }
+      cue.hidden = !wide;
+      if (wide) {
+        var section = wrap.closest("section");
+        var heading = (section && section.querySelector("h2")) || document.querySelector("main h1");
+        wrap.setAttribute("tabindex", "0");
+        wrap.setAttribute("role", "region");
+        wrap.setAttribute("aria-label", (heading ? heading.textContent.trim() + ": " : "") + "table, scrolls sideways");
+      } else {
+        wrap.removeAttribute("tabindex");
+        wrap.removeAttribute("role");
+        wrap.removeAttribute("aria-label");
+      }
+    });
+  }
+  var cueTimer = 0;
+  function cueSoon() {
+    window.clearTimeout(cueTimer);
+    cueTimer = window.setTimeout(cueWideTables, 100);
+  }
+  document.addEventListener("DOMContentLoaded", cueWideTables);
+  window.addEventListener("resize", cueSoon);
+  document.addEventListener("htmx:afterSettle", cueSoon);
 
   // Copy buttons: data-copy names the input whose value they copy.
   document.addEventListener("click", function (e) {

@@ -86,68 +86,6 @@
     }
   });
 
-  // Focus after swaps. "Load more" and the order form replace the control
-  // the user pressed, so the browser drops focus to <body> and a keyboard
-  // or screen-reader user has to start again from the top of the page.
-  // Focus moves to what the swap brought: the first new card's name; the
-  // field to fix, or else the line saying what the cart holds now (the
-  // #flash live region announces the message itself). Focus the user has
-  // moved elsewhere meanwhile stays where it is.
-  var focusAfter = null; // {xhr, region, find} for the swap under way
-  document.addEventListener("htmx:beforeSwap", function (evt) {
-    var d = evt.detail;
-    var target = d.target;
-    if (!d.shouldSwap || !target) {
-      return;
-    }
-    if (target.id === "load-more") {
-      var last = target.previousElementSibling;
-      var list = target.parentElement;
-      focusAfter = {
-        xhr: d.xhr,
-        region: function () {
-          return list;
-        },
-        find: function () {
-          var first = last ? last.nextElementSibling : list.firstElementChild;
-          return first && first.id !== "load-more" ? first.querySelector("h3 a") : null;
-        },
-      };
-    } else if (target.id === "order-form") {
-      focusAfter = {
-        xhr: d.xhr,
-        region: function () {
-          return document.getElementById("order-form");
-        },
-        find: function () {
-          var form = document.getElementById("order-form");
-          return form && (form.querySelector("[aria-invalid=true]") || form.querySelector(".in-cart"));
-        },
-      };
-    }
-  });
-
-  document.addEventListener("htmx:afterSettle", function (evt) {
-    var plan = focusAfter;
-    if (!plan || plan.xhr !== evt.detail.xhr) {
-      return;
-    }
-    focusAfter = null;
-    var active = document.activeElement;
-    var region = plan.region();
-    if (active && active !== document.body && !(region && region.contains(active))) {
-      return;
-    }
-    var el = plan.find();
-    if (!el) {
-      return;
-    }
-    if (!el.matches("a[href], button, input, select, textarea, [tabindex]")) {
-      el.setAttribute("tabindex", "-1"); // focusable by script, not by Tab
-    }
-    el.focus();
-  });
-
   document.addEventListener("htmx:sendError", function () {
     say("The shop could not be reached. Check your connection and try again.");
   });

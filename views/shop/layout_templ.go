@@ -142,7 +142,7 @@ func page(title string, c Chrome) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = layout.Document(layout.Doc{Title: title, Description: c.MetaDescription, CSRFToken: c.CSRF, Stylesheets: []string{static.URL("css/shop.css"), static.URL("css/shop-checkout.css"), static.URL("css/shop-gallery.css")}, Scripts: []string{static.URL("js/button-links.js"), static.URL("js/shop.js")}, BodyClass: "shop"}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = layout.Document(layout.Doc{Title: title, Description: c.MetaDescription, CSRFToken: c.CSRF, Stylesheet: static.ShopCSS, Scripts: []string{static.URL("js/button-links.js"), static.URL("js/focus.js"), static.URL("js/shop.js")}, BodyClass: "shop"}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

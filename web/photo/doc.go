@@ -1,7 +1,8 @@
-// Package photo turns an untrusted image upload into the two JPEG sizes a
-// pet's photo is stored in (SPEC §14): large, longest side at most 1600
-// pixels, and thumb, at most 400, never scaled up, without any of the
-// upload's metadata (EXIF, GPS position, comments).
+// Package photo turns an untrusted image upload into the JPEG sizes a pet's
+// photo is stored in: large, longest side at most 1600 pixels, and thumb,
+// at most 400 (SPEC §14), and medium, at most 800, for the pages' srcset;
+// never scaled up, without any of the upload's metadata (EXIF, GPS
+// position, comments).
 //
 // It knows nothing of HTTP or the database. A server makes one Worker,
 // which every surface taking uploads shares; a handler calls

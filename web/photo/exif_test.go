@@ -26,7 +26,7 @@ func TestReencodeStripsExif(t *testing.T) {
 	for _, j := range []struct {
 		name string
 		JPEG
-	}{{"large", res.Large}, {"thumb", res.Thumb}} {
+	}{{"large", res.Large}, {"medium", res.Medium}, {"thumb", res.Thumb}} {
 		decodeJPEG(t, j.name, j.JPEG)
 		for _, m := range jpegMarkers(t, j.Bytes) {
 			if m >= 0xe0 && m <= 0xef || m == 0xfe {
@@ -74,7 +74,7 @@ func TestReencodeAppliesOrientation(t *testing.T) {
 			if tt.orientation >= 5 {
 				wantSize = image.Pt(32, 64)
 			}
-			for _, j := range []JPEG{res.Large, res.Thumb} {
+			for _, j := range []JPEG{res.Large, res.Medium, res.Thumb} {
 				m := decodeJPEG(t, "output", j)
 				if got := m.Bounds().Size(); got != wantSize {
 					t.Fatalf("orientation %d: size %v, want %v", tt.orientation, got, wantSize)

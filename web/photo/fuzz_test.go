@@ -16,12 +16,13 @@ import (
 // fuzzLimits are small enough that the fuzzer spends its time on parsing,
 // not on decoding large images: the code paths are the same.
 var fuzzLimits = Limits{
-	MaxBytes:  1 << 16,
-	MaxPixels: 1 << 18,
-	MaxSide:   4096,
-	LargeSide: 64,
-	ThumbSide: 16,
-	Timeout:   10 * time.Second,
+	MaxBytes:   1 << 16,
+	MaxPixels:  1 << 18,
+	MaxSide:    4096,
+	LargeSide:  64,
+	MediumSide: 32,
+	ThumbSide:  16,
+	Timeout:    10 * time.Second,
 }
 
 // FuzzReencode: whatever the bytes, Reencode does not panic (nor recovers a
@@ -76,7 +77,7 @@ func FuzzReencode(f *testing.F) {
 			name string
 			side int
 			JPEG
-		}{{"large", fuzzLimits.LargeSide, res.Large}, {"thumb", fuzzLimits.ThumbSide, res.Thumb}} {
+		}{{"large", fuzzLimits.LargeSide, res.Large}, {"medium", fuzzLimits.MediumSide, res.Medium}, {"thumb", fuzzLimits.ThumbSide, res.Thumb}} {
 			decodeJPEG(t, j.name, j.JPEG)
 			if j.Width < 1 || j.Height < 1 || j.Width > j.side || j.Height > j.side {
 				t.Fatalf("%s is %dx%d, limit %d", j.name, j.Width, j.Height, j.side)
@@ -87,8 +88,10 @@ func FuzzReencode(f *testing.F) {
 				}
 			}
 		}
-		if res.Thumb.Width > res.Large.Width || res.Thumb.Height > res.Large.Height {
-			t.Fatalf("thumb %dx%d is larger than large %dx%d", res.Thumb.Width, res.Thumb.Height, res.Large.Width, res.Large.Height)
+		if res.Thumb.Width > res.Medium.Width || res.Thumb.Height > res.Medium.Height ||
+			res.Medium.Width > res.Large.Width || res.Medium.Height > res.Large.Height {
+			t.Fatalf("sizes not in order: thumb %dx%d, medium %dx%d, large %dx%d", res.Thumb.Width, res.Thumb.Height,
+				res.Medium.Width, res.Medium.Height, res.Large.Width, res.Large.Height)
 		}
 	})
 }

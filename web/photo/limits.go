@@ -19,6 +19,9 @@ type Limits struct {
 	MaxSide int
 	// LargeSide is the longest side of Result.Large (SPEC §14: 1600).
 	LargeSide int
+	// MediumSide is the longest side of Result.Medium: 800, the photo on
+	// a pet's page, and a card's on a high-density screen.
+	MediumSide int
 	// ThumbSide is the longest side of Result.Thumb (SPEC §14: 400).
 	ThumbSide int
 	// Timeout bounds everything after the body is read: waiting for the
@@ -26,25 +29,26 @@ type Limits struct {
 	Timeout time.Duration
 }
 
-// Encoding qualities of the two sizes: 82 keeps photographs free of visible
-// artefacts at about a third of quality 95's bytes; a thumbnail is looked
-// at small, so 80 is enough.
+// Encoding qualities: 82 keeps photographs free of visible artefacts at
+// about a third of quality 95's bytes (the large and the medium size); a
+// thumbnail is looked at small, so 80 is enough.
 const (
 	LargeQuality = 82
 	ThumbQuality = 80
 )
 
 // DefaultLimits returns SPEC §14's limits: 8 MiB, 40 megapixels, sides up
-// to 20,000 pixels, 1600 and 400 pixel outputs, and 10 seconds of work. It is
+// to 20,000 pixels, 1600, 800 and 400 pixel outputs, and 10 seconds of work. It is
 // a function, not a variable, so no caller can change another's defaults.
 func DefaultLimits() Limits {
 	return Limits{
-		MaxBytes:  8 << 20,
-		MaxPixels: 40_000_000,
-		MaxSide:   20_000,
-		LargeSide: 1600,
-		ThumbSide: 400,
-		Timeout:   10 * time.Second,
+		MaxBytes:   8 << 20,
+		MaxPixels:  40_000_000,
+		MaxSide:    20_000,
+		LargeSide:  1600,
+		MediumSide: 800,
+		ThumbSide:  400,
+		Timeout:    10 * time.Second,
 	}
 }
 
@@ -62,6 +66,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.LargeSide <= 0 {
 		l.LargeSide = d.LargeSide
+	}
+	if l.MediumSide <= 0 {
+		l.MediumSide = d.MediumSide
 	}
 	if l.ThumbSide <= 0 {
 		l.ThumbSide = d.ThumbSide

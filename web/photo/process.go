@@ -19,18 +19,23 @@ type JPEG struct {
 	Height int
 }
 
-// Result is what an upload becomes: the two sizes SPEC §14 stores.
+// Result is what an upload becomes: the two sizes SPEC §14 stores, and a
+// middle one for the pages (a pet page's photo is shown some 500 px wide:
+// 400 is too coarse for it, 1600 four times the bytes).
 type Result struct {
-	// Large has its longest side at most Limits.LargeSide; Thumb at most
-	// Limits.ThumbSide. Neither is ever larger than the upload.
-	Large JPEG
-	Thumb JPEG
+	// Large has its longest side at most Limits.LargeSide, Medium at most
+	// Limits.MediumSide, Thumb at most Limits.ThumbSide. None is ever
+	// larger than the upload.
+	Large  JPEG
+	Medium JPEG
+	Thumb  JPEG
 	// Format is what the bytes were ("jpeg", "png", "gif" or "webp"),
 	// which need not match the declared Content-Type; for logs.
 	Format string
 }
 
-// Reencode turns an untrusted upload into the large and thumbnail JPEGs.
+// Reencode turns an untrusted upload into the large, medium and thumbnail
+// JPEGs.
 //
 // contentType is the request's Content-Type header; anything CheckContentType
 // refuses is ErrUnsupportedType before r is read. Then at most
@@ -173,7 +178,7 @@ func inspect(data []byte, l Limits) (format, image.Config, error) {
 }
 
 // render decodes data, whose header inspect found to be cfg, and produces
-// the two sizes.
+// the three sizes, each scaled from the next larger one.
 func render(ctx context.Context, f format, cfg image.Config, data []byte, orientation int, l Limits) (*Result, error) {
 	img, err := f.decode(ctxReader{ctx, bytes.NewReader(data)})
 	if ctx.Err() != nil {
@@ -195,12 +200,19 @@ func render(ctx context.Context, f format, cfg image.Config, data []byte, orient
 		return nil, stopped(ctx, l)
 	}
 	large = orient(large, orientation)
-	thumb, err := resized(ctx, large, large.Rect, l.ThumbSide)
+	medium, err := resized(ctx, large, large.Rect, l.MediumSide)
+	if err != nil {
+		return nil, stopped(ctx, l)
+	}
+	thumb, err := resized(ctx, medium, medium.Rect, l.ThumbSide)
 	if err != nil {
 		return nil, stopped(ctx, l)
 	}
 	res := &Result{Format: f.name}
 	if res.Large, err = encodeJPEG(large, LargeQuality); err != nil {
+		return nil, err
+	}
+	if res.Medium, err = encodeJPEG(medium, LargeQuality); err != nil {
 		return nil, err
 	}
 	if res.Thumb, err = encodeJPEG(thumb, ThumbQuality); err != nil {

@@ -37,7 +37,7 @@ func TestReencodeFormats(t *testing.T) {
 			for _, j := range []struct {
 				name string
 				JPEG
-			}{{"large", res.Large}, {"thumb", res.Thumb}} {
+			}{{"large", res.Large}, {"medium", res.Medium}, {"thumb", res.Thumb}} {
 				decodeJPEG(t, j.name, j.JPEG)
 				if j.Width != tt.w || j.Height != tt.h {
 					t.Errorf("%s = %dx%d, want %dx%d (small images are not scaled)", j.name, j.Width, j.Height, tt.w, tt.h)
@@ -47,18 +47,19 @@ func TestReencodeFormats(t *testing.T) {
 	}
 }
 
-// TestReencodeSizes: the longest side is brought down to 1600 and 400
-// pixels, keeping the aspect ratio, and never up.
+// TestReencodeSizes: the longest side is brought down to 1600, 800 and
+// 400 pixels, keeping the aspect ratio, and never up.
 func TestReencodeSizes(t *testing.T) {
 	for _, tt := range []struct {
-		name         string
-		w, h         int
-		large, thumb image.Point
+		name                 string
+		w, h                 int
+		large, medium, thumb image.Point
 	}{
-		{"12 MP landscape", 4000, 3000, image.Pt(1600, 1200), image.Pt(400, 300)},
-		{"portrait", 1536, 2048, image.Pt(1200, 1600), image.Pt(300, 400)},
-		{"small never upscaled", 300, 200, image.Pt(300, 200), image.Pt(300, 200)},
-		{"between the sizes", 1000, 500, image.Pt(1000, 500), image.Pt(400, 200)},
+		{"12 MP landscape", 4000, 3000, image.Pt(1600, 1200), image.Pt(800, 600), image.Pt(400, 300)},
+		{"portrait", 1536, 2048, image.Pt(1200, 1600), image.Pt(600, 800), image.Pt(300, 400)},
+		{"small never upscaled", 300, 200, image.Pt(300, 200), image.Pt(300, 200), image.Pt(300, 200)},
+		{"between the sizes", 1000, 500, image.Pt(1000, 500), image.Pt(800, 400), image.Pt(400, 200)},
+		{"between medium and thumb", 600, 450, image.Pt(600, 450), image.Pt(600, 450), image.Pt(400, 300)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			data := twelveMP()
@@ -67,9 +68,13 @@ func TestReencodeSizes(t *testing.T) {
 			}
 			res := mustReencode(t, data, "image/jpeg")
 			decodeJPEG(t, "large", res.Large)
+			decodeJPEG(t, "medium", res.Medium)
 			decodeJPEG(t, "thumb", res.Thumb)
 			if got := image.Pt(res.Large.Width, res.Large.Height); got != tt.large {
 				t.Errorf("large = %v, want %v", got, tt.large)
+			}
+			if got := image.Pt(res.Medium.Width, res.Medium.Height); got != tt.medium {
+				t.Errorf("medium = %v, want %v", got, tt.medium)
 			}
 			if got := image.Pt(res.Thumb.Width, res.Thumb.Height); got != tt.thumb {
 				t.Errorf("thumb = %v, want %v", got, tt.thumb)

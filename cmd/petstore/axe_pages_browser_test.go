@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"petstore/db"
+	"petstore/web/photo"
+	"petstore/web/photo/phototest"
+)
+
+// Every page of both areas, in every state a shopper or staff reach with
+// a form, checked by axe (wantAxeClean: WCAG 2.1 A and AA, at 1280 and
+// 360 px, light and dark): zero violations, and no contrast axe cannot
+// compute.
+
+// TestAxeBrowserShop walks the storefront: the catalog, pets with photos
+// and without, the cart, a refused checkout, the confirmation, My orders,
+// Find an order (refused and found) and the not-found pages.
+func TestAxeBrowserShop(t *testing.T) {
+	ts := startServer(t)
+	ctx := newBrowser(t, true)
+	sb := &shopBrowser{t: t, ctx: ctx, ts: ts}
+	bella, milo := sb.pet("Bella"), sb.pet("Milo")
+	addPhotos(t, ts.Store, bella.ID, 3)
+	page := func(name, path string) {
+		t.Helper()
+		sb.navigate(chromedp.Navigate(ts.URL + path))
+		sb.waitHTMX()
+		wantAxeClean(t, ctx, name)
+	}
+
+	page("catalog", "/")
+	page("catalog without results", "/?q=zzz")
+	page("pet with photos", "/pets/"+fmtID(bella.ID))
+	page("sold pet", "/pets/"+fmtID(milo.ID))
+	page("empty cart", "/cart")
+
+	sb.navigate(chromedp.Navigate(ts.URL + "/pets/" + fmtID(bella.ID)))
+	sb.waitHTMX()
+	sb.addToCart(1)
+	sb.waitText(`#flash`, "Added 1 × Bella to your cart.")
+	wantAxeClean(t, ctx, "pet added to the cart")
+	sb.addToCart(99)
+	sb.waitText(`[data-testid="form-error"]`, "Only")
+	wantAxeClean(t, ctx, "pet with a refused quantity")
+
+	page("cart", "/cart")
+	browse(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="checkout"]`)))
+	sb.waitText(`[data-testid="error-summary"]`, "There are 2 problems")
+	wantAxeClean(t, ctx, "cart with a refused checkout")
+
+	sb.fillDetails("Ada Lovelace", "ada@example.com", "", "")
+	browse(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="checkout"]`)))
+	sb.waitLocation("/orders/confirmation/")
+	sb.waitHTMX()
+	number := sb.texts(`[data-testid="order-number"]`)[0]
+	wantAxeClean(t, ctx, "confirmation")
+	page("my orders", "/orders")
+
+	page("find an order", "/orders/lookup")
+	browse(t, ctx, chromedp.SetValue(chromedp.CSS(`#lookup-number`), number),
+		chromedp.SetValue(chromedp.CSS(`#lookup-email`), "someone@example.com"),
+		chromedp.Click(chromedp.CSS(`[data-testid="lookup-submit"]`)))
+	sb.waitText(`[data-testid="lookup-not-found"]`, "No order matches")
+	wantAxeClean(t, ctx, "find an order, not found")
+	browse(t, ctx, chromedp.SetValue(chromedp.CSS(`#lookup-email`), "ada@example.com"),
+		chromedp.Click(chromedp.CSS(`[data-testid="lookup-submit"]`)))
+	sb.waitLocation("/orders/lookup/" + number)
+	sb.waitHTMX()
+	wantAxeClean(t, ctx, "found order")
+
+	page("missing pet", "/pets/424242")
+	page("missing page", "/no-such-page")
+}
+
+// TestAxeBrowserConsole walks the staff console: the sign-in (and a
+// refused one), every page, the forms with their messages, a key just
+// issued and the not-found page.
+func TestAxeBrowserConsole(t *testing.T) {
+	ts := startServer(t)
+	ctx := newBrowser(t, true)
+	cb := &consoleBrowser{t: t, ctx: ctx, ts: ts}
+	customer, key := cb.issueKey("Axe partner", db.RoleCustomer, db.PlanEnterprise, 1000, 100000)
+	bella := cb.pet("Bella")
+	addPhotos(t, ts.Store, bella.ID, 2)
+	cb.api(http.MethodPost, "/api/store/orders", customer, `{"petId": `+fmtID(bella.ID)+`, "quantity": 1}`, 201)
+	page := func(name, path string) {
+		t.Helper()
+		cb.navigate(chromedp.Navigate(ts.URL + path))
+		cb.waitJS(`document.readyState === "complete" && !!window.htmx`)
+		wantAxeClean(t, ctx, name)
+	}
+
+	page("sign-in", "/staff/login")
+	cb.navigate(chromedp.SendKeys(chromedp.ID("username"), "nobody"),
+		chromedp.SendKeys(chromedp.ID("password"), "not the password"),
+		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)))
+	cb.waitJS(`!!document.querySelector('[data-testid="login-error"]')`)
+	wantAxeClean(t, ctx, "refused sign-in")
+	cb.signIn()
+
+	page("dashboard", "/staff")
+	page("inventory", "/staff/inventory")
+	page("orders", "/staff/orders")
+	page("catalog", "/staff/catalog")
+	page("keys", "/staff/keys")
+	browse(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="issue-toggle"]`)),
+		chromedp.SendKeys(chromedp.CSS(`#key-name`), "Axe issued"))
+	cb.navigate(chromedp.Click(chromedp.CSS(`[data-testid="issue-key"]`)))
+	cb.waitJS(`!!document.querySelector('[data-testid="plain-key"]')`)
+	wantAxeClean(t, ctx, "key issued")
+	page("key", "/staff/keys/"+fmtID(key.ID))
+	page("usage", "/staff/usage")
+	page("new pet", "/staff/pets/new")
+	cb.navigate(chromedp.Click(chromedp.CSS(`[data-testid="save-pet"]`)))
+	cb.waitJS(`!!document.querySelector("#name-error")`)
+	wantAxeClean(t, ctx, "refused new pet")
+	page("pet with photos", "/staff/pets/"+fmtID(bella.ID)+"/edit")
+	page("new category", "/staff/categories/new")
+	page("category", "/staff/categories/"+fmtID(bella.CategoryID)+"/edit")
+	page("missing page", "/staff/no-such-page")
+}
+
+// addPhotos gives a pet n photos, processed as an upload is.
+func addPhotos(t *testing.T, s *db.Store, petID int64, n int) {
+	t.Helper()
+	for i := range n {
+		raw, err := phototest.JPEG(1200+100*i, 900)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := photo.NewWorker().Reencode(context.Background(), bytes.NewReader(raw), "image/jpeg", photo.DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := db.NewPhoto{
+			Large:  db.PhotoSize{JPEG: res.Large.Bytes, Width: res.Large.Width, Height: res.Large.Height},
+			Medium: db.PhotoSize{JPEG: res.Medium.Bytes, Width: res.Medium.Width, Height: res.Medium.Height},
+			Thumb:  db.PhotoSize{JPEG: res.Thumb.Bytes, Width: res.Thumb.Width, Height: res.Thumb.Height},
+		}
+		if _, err := s.AddPhoto(context.Background(), petID, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
