@@ -205,10 +205,14 @@ func (s *Store) provider(opts ...goose.ProviderOption) (*goose.Provider, error) 
 	return goose.NewProvider(d, s.db.DB, sub, opts...)
 }
 
-// Migrate applies every pending migration. On PostgreSQL it holds an
+// Migrate applies every pending migration, River's (the job queue of the
+// webhooks) first, then ours. On PostgreSQL it holds an
 // advisory lock meanwhile, so that instances started together take turns
 // rather than fail on each other's half-made tables.
 func (s *Store) Migrate(ctx context.Context) error {
+	if err := s.migrateQueue(ctx); err != nil {
+		return err
+	}
 	var opts []goose.ProviderOption
 	if s.dialect == DialectPostgres {
 		locker, err := s.migrationLocker(ctx)
