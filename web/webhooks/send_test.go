@@ -87,7 +87,9 @@ func TestPostAnswers(t *testing.T) {
 	})
 	t.Run("RedirectNotFollowed", func(t *testing.T) {
 		target, hits := receiver(t, func(w http.ResponseWriter, _ *http.Request) {})
-		srv, _ := receiver(t, func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, target.URL, http.StatusTemporaryRedirect) })
+		srv, _ := receiver(t, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, target.URL, http.StatusTemporaryRedirect)
+		})
 		a := post(context.Background(), client, message{url: srv.URL})
 		if a.err != db.AttemptRedirect || a.status != 307 || hits.Load() != 0 {
 			t.Fatalf("answer %+v, target hit %d times", a, hits.Load())
@@ -98,7 +100,7 @@ func TestPostAnswers(t *testing.T) {
 		srv, _ := receiver(t, func(w http.ResponseWriter, _ *http.Request) {
 			w.WriteHeader(http.StatusInternalServerError)
 			chunk := []byte(strings.Repeat("é", 512)) // 1 KiB
-			for range 1024 {                             // 1 MiB, if anyone read it
+			for range 1024 {                          // 1 MiB, if anyone read it
 				n, err := w.Write(chunk)
 				wrote.Add(int64(n))
 				if err != nil {
