@@ -94,6 +94,18 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 		a.Route(get, "/keys/:keyId/usage", a.KeyUsage, staff),
 
 		a.Route(get, "/events", a.StreamEvents, staff, api.Stability("experimental"), api.Streaming()),
+
+		// Webhooks (SPEC §15): the secret is in the answers of create and
+		// rotate only, which are never stored for an Idempotency-Key.
+		a.Route(get, "/webhooks", a.ListWebhooks, staff),
+		a.Route(post, "/webhooks", a.CreateWebhook, staff, idempotent),
+		a.Route(get, "/webhooks/:webhookId", a.GetWebhook, staff),
+		a.Route(pat, "/webhooks/:webhookId", a.UpdateWebhook, staff),
+		a.Route(del, "/webhooks/:webhookId", a.DeleteWebhook, staff),
+		a.Route(post, "/webhooks/:webhookId/rotate-secret", a.RotateWebhookSecret, staff, idempotent),
+		a.Route(post, "/webhooks/:webhookId/test", a.TestWebhook, staff, idempotent),
+		a.Route(get, "/webhooks/:webhookId/deliveries", a.ListWebhookDeliveries, staff),
+		a.Route(post, "/webhooks/:webhookId/deliveries/:deliveryId/retry", a.RetryWebhookDelivery, staff, idempotent),
 	} {
 		r.Add(rt)
 	}
