@@ -160,6 +160,17 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 		con.Route(post, "/keys/:keyId/lift-ban", con.LiftBan),
 
 		con.Route(get, "/usage", con.Usage),
+
+		// Webhooks (SPEC §15): a secret is shown in the answer that made it.
+		con.Route(get, "/webhooks", con.Webhooks),
+		con.Route(post, "/webhooks", con.CreateWebhook),
+		con.Route(get, "/webhooks/:webhookId", con.Webhook),
+		con.Route(post, "/webhooks/:webhookId", con.UpdateWebhook),
+		con.Route(post, "/webhooks/:webhookId/toggle", con.ToggleWebhook),
+		con.Route(post, "/webhooks/:webhookId/rotate", con.RotateWebhookSecret),
+		con.Route(post, "/webhooks/:webhookId/test", con.TestWebhook),
+		con.Route(post, "/webhooks/:webhookId/delete", con.DeleteWebhook),
+		con.Route(post, "/webhooks/:webhookId/deliveries/:deliveryId/retry", con.RetryDelivery),
 	} {
 		r.Add(rt)
 	}
