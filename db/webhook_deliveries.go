@@ -2,7 +2,9 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -169,36 +171,19 @@ func (s *Store) fillAttempts(ctx context.Context, ds ...*WebhookDelivery) error 
 // QueueWebhookTest queues a webhook.test event to one endpoint and returns
 // its delivery. Errors: not_found, webhook_disabled.
 func (s *Store) QueueWebhookTest(ctx context.Context, webhookID int64) (*WebhookDelivery, error) {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	if err := tx.requireEnabled(ctx, webhookID); err != nil {
-		return nil, err
-	}
-	next := tx.now
-	d := &WebhookDelivery{WebhookID: webhookID, EventType: EventWebhookTest, EventData: fmt.Sprintf(`{"webhookId":%d}`, webhookID),
-		EventAt: tx.now, Status: DeliveryPending, NextAttemptAt: &next, CreatedAt: tx.now, Attempts: []WebhookAttempt{}}
-	err = tx.get(ctx, &d.ID, `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, event_data, event_at, status, next_attempt_at, created_at)
-		VALUES ($1, 0, $2, $3, $4, $5, $4, $4) RETURNING id`, webhookID, d.EventType, d.EventData, tx.now, d.Status)
-	if err != nil {
-		return nil, fmt.Errorf("queue test: %w", err)
-	}
-	return d, tx.Commit()
-}
-
-// requireEnabled refuses a disabled endpoint. Errors: not_found,
-// webhook_disabled.
-func (tx *Tx) requireEnabled(ctx context.Context, webhookID int64) error {
-	enabled, err := tx.webhookEnabled(ctx, webhookID)
-	if err != nil {
-		return err
-	}
-	if !enabled {
-		return Errorf(EWebhookDisabled, "Webhook %d is disabled: enable it first.", webhookID)
-	}
-	return nil
+	var d *WebhookDelivery
+	err := s.onEnabledWebhook(ctx, webhookID, func(tx *Tx) error {
+		next := tx.now
+		d = &WebhookDelivery{WebhookID: webhookID, EventType: EventWebhookTest, EventData: fmt.Sprintf(`{"webhookId":%d}`, webhookID),
+			EventAt: tx.now, Status: DeliveryPending, NextAttemptAt: &next, CreatedAt: tx.now, Attempts: []WebhookAttempt{}}
+		err := tx.get(ctx, &d.ID, `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, event_data, event_at, status, next_attempt_at, created_at)
+			VALUES ($1, 0, $2, $3, $4, $5, $4, $4) RETURNING id`, webhookID, d.EventType, d.EventData, tx.now, d.Status)
+		if err != nil {
+			return fmt.Errorf("queue test: %w", err)
+		}
+		return nil
+	})
+	return d, err
 }
 
 // RetryWebhookDelivery queues one more attempt of a delivery now, whatever
@@ -206,26 +191,45 @@ func (tx *Tx) requireEnabled(ctx context.Context, webhookID int64) error {
 // (the database's trigger); a job of the older one does nothing. Errors:
 // not_found, webhook_disabled.
 func (s *Store) RetryWebhookDelivery(ctx context.Context, webhookID, id int64) (*WebhookDelivery, error) {
-	tx, err := s.begin(ctx)
+	err := s.onEnabledWebhook(ctx, webhookID, func(tx *Tx) error {
+		res, err := tx.exec(ctx, `UPDATE webhook_deliveries SET generation = generation + 1, status = $1, next_attempt_at = $2
+			WHERE id = $3 AND webhook_id = $4`, DeliveryPending, tx.now, id, webhookID)
+		if err != nil {
+			return fmt.Errorf("retry delivery: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound("Delivery", id)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	if err := tx.requireEnabled(ctx, webhookID); err != nil {
-		return nil, err
-	}
-	res, err := tx.exec(ctx, `UPDATE webhook_deliveries SET generation = generation + 1, status = $1, next_attempt_at = $2
-		WHERE id = $3 AND webhook_id = $4`, DeliveryPending, tx.now, id, webhookID)
-	if err != nil {
-		return nil, fmt.Errorf("retry delivery: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return nil, notFound("Delivery", id)
-	}
-	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
 	return s.FindWebhookDelivery(ctx, webhookID, id)
+}
+
+// onEnabledWebhook runs fn in a transaction once it found the endpoint
+// enabled. Errors: not_found, webhook_disabled, and fn's.
+func (s *Store) onEnabledWebhook(ctx context.Context, webhookID int64, fn func(tx *Tx) error) error {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var enabled bool
+	err = tx.get(ctx, &enabled, `SELECT enabled FROM webhooks WHERE id = $1`, webhookID)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return notFound("Webhook", webhookID)
+	case err != nil:
+		return fmt.Errorf("find webhook: %w", err)
+	case !enabled:
+		return Errorf(EWebhookDisabled, "Webhook %d is disabled: enable it first.", webhookID)
+	}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // PurgeWebhookDeliveries deletes deliveries (with their attempts) older

@@ -3,9 +3,7 @@ package db
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -273,48 +271,26 @@ func (s *Store) UpdateWebhook(ctx context.Context, id int64, in WebhookUpdate) (
 	if err := in.validate(false); err != nil {
 		return nil, err
 	}
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	w, err := tx.lockWebhook(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if in.URL != nil {
-		w.URL = *in.URL
-	}
-	if in.Description != nil {
-		w.Description = *in.Description
-	}
-	if in.Enabled != nil && *in.Enabled != w.Enabled {
-		w.Enabled, w.DisabledReason, w.FailingSince = *in.Enabled, nil, nil
-	}
-	_, err = tx.exec(ctx, `UPDATE webhooks SET url = $1, description = $2, enabled = $3, disabled_reason = $4, failing_since = $5 WHERE id = $6`,
-		w.URL, w.Description, w.Enabled, w.DisabledReason, w.FailingSince, id)
-	if err != nil {
-		return nil, fmt.Errorf("update webhook: %w", err)
-	}
-	if in.Events != nil {
-		if err := tx.subscribe(ctx, id, *in.Events); err != nil {
-			return nil, err
+	return s.changeWebhook(ctx, id, func(tx *Tx, w *Webhook) error {
+		if in.URL != nil {
+			w.URL = *in.URL
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, err
-	}
-	return w, s.fillSubscriptions(ctx, w)
-}
-
-// lockWebhook reads an endpoint for a change, locking its row on
-// PostgreSQL. Errors: not_found.
-func (tx *Tx) lockWebhook(ctx context.Context, id int64) (*Webhook, error) {
-	q := `SELECT ` + webhookCols + ` FROM webhooks WHERE id = $1`
-	if tx.dialect() == DialectPostgres {
-		q += ` FOR UPDATE`
-	}
-	return findOne[Webhook](ctx, tx.get, "webhook", notFound("Webhook", id), q, id)
+		if in.Description != nil {
+			w.Description = *in.Description
+		}
+		if in.Enabled != nil && *in.Enabled != w.Enabled {
+			w.Enabled, w.DisabledReason, w.FailingSince = *in.Enabled, nil, nil
+		}
+		_, err := tx.exec(ctx, `UPDATE webhooks SET url = $1, description = $2, enabled = $3, disabled_reason = $4, failing_since = $5 WHERE id = $6`,
+			w.URL, w.Description, w.Enabled, w.DisabledReason, w.FailingSince, id)
+		if err != nil {
+			return fmt.Errorf("update webhook: %w", err)
+		}
+		if in.Events != nil {
+			return tx.subscribe(ctx, id, *in.Events)
+		}
+		return nil
+	})
 }
 
 // RotateWebhookSecret gives an endpoint a new secret and returns the
@@ -325,22 +301,37 @@ func (s *Store) RotateWebhookSecret(ctx context.Context, id int64) (*Webhook, er
 	if err != nil {
 		return nil, err
 	}
+	return s.changeWebhook(ctx, id, func(tx *Tx, w *Webhook) error {
+		until := tx.now.Add(WebhookOldSecretTTL)
+		old := w.Secret
+		w.OldSecret, w.OldSecretUntil, w.Secret = &old, &until, secret
+		_, err := tx.exec(ctx, `UPDATE webhooks SET old_secret = $1, old_secret_until = $2, secret = $3 WHERE id = $4`,
+			w.OldSecret, w.OldSecretUntil, w.Secret, id)
+		if err != nil {
+			return fmt.Errorf("rotate secret: %w", err)
+		}
+		return nil
+	})
+}
+
+// changeWebhook runs change on endpoint id, locked, in one transaction and
+// returns the endpoint as changed. Errors: not_found, and change's.
+func (s *Store) changeWebhook(ctx context.Context, id int64, change func(tx *Tx, w *Webhook) error) (*Webhook, error) {
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	w, err := tx.lockWebhook(ctx, id)
+	q := `SELECT ` + webhookCols + ` FROM webhooks WHERE id = $1`
+	if tx.dialect() == DialectPostgres {
+		q += ` FOR UPDATE`
+	}
+	w, err := findOne[Webhook](ctx, tx.get, "webhook", notFound("Webhook", id), q, id)
 	if err != nil {
 		return nil, err
 	}
-	until := tx.now.Add(WebhookOldSecretTTL)
-	old := w.Secret
-	w.OldSecret, w.OldSecretUntil, w.Secret = &old, &until, secret
-	_, err = tx.exec(ctx, `UPDATE webhooks SET old_secret = $1, old_secret_until = $2, secret = $3 WHERE id = $4`,
-		w.OldSecret, w.OldSecretUntil, w.Secret, id)
-	if err != nil {
-		return nil, fmt.Errorf("rotate secret: %w", err)
+	if err := change(tx, w); err != nil {
+		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, err
@@ -364,18 +355,4 @@ func (s *Store) DeleteWebhook(ctx context.Context, id int64) error {
 		return notFound("Webhook", id)
 	}
 	return tx.Commit()
-}
-
-// webhookEnabled reads whether an endpoint takes deliveries. Errors:
-// not_found.
-func (tx *Tx) webhookEnabled(ctx context.Context, id int64) (bool, error) {
-	var enabled bool
-	err := tx.get(ctx, &enabled, `SELECT enabled FROM webhooks WHERE id = $1`, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, notFound("Webhook", id)
-	}
-	if err != nil {
-		return false, fmt.Errorf("find webhook: %w", err)
-	}
-	return enabled, nil
 }

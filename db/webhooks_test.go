@@ -31,6 +31,16 @@ func count(tb testing.TB, s *db.Store, table, cond string, args ...any) int {
 	return n
 }
 
+// webhookStore opens a fresh store on a clock of its own with one endpoint
+// subscribed to every event.
+func webhookStore(t *testing.T, open dbtest.Open) (*db.Store, *dbtest.Clock, *db.Webhook) {
+	t.Helper()
+	s := open(t)
+	clock := dbtest.NewClock(t)
+	s.Now = clock.Now
+	return s, clock, mustCreateWebhook(t, context.Background(), s, "https://example.com/hook", "*")
+}
+
 func TestWebhookCRUD(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
@@ -178,10 +188,7 @@ func TestWebhookDeliveriesWithTheEvent(t *testing.T) {
 func TestWebhookAttemptRules(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
-		s := open(t)
-		clock := dbtest.NewClock(t)
-		s.Now = clock.Now
-		w := mustCreateWebhook(t, ctx, s, "https://example.com/hook", "*")
+		s, clock, w := webhookStore(t, open)
 		test := func() *db.WebhookDelivery {
 			d, err := s.QueueWebhookTest(ctx, w.ID)
 			if err != nil {
@@ -285,10 +292,7 @@ func TestWebhookAttemptRules(t *testing.T) {
 func TestWebhookDeliveryListAndPurge(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
-		s := open(t)
-		clock := dbtest.NewClock(t)
-		s.Now = clock.Now
-		w := mustCreateWebhook(t, ctx, s, "https://example.com/hook", "*")
+		s, clock, w := webhookStore(t, open)
 		var ids []int64
 		for range 5 {
 			d, err := s.QueueWebhookTest(ctx, w.ID)
