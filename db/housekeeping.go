@@ -42,6 +42,7 @@ func (s *Store) PurgeSteps() []PurgeStep {
 		{"events", s.PurgeEvents},
 		{"bans", s.PurgeBans},
 		{"console sessions", s.PurgeStaffSessions},
+		{"webhook deliveries", s.PurgeWebhookDeliveries},
 	}
 }
 

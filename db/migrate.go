@@ -18,10 +18,14 @@ var migrations embed.FS
 // migrationsFS is the folder of migrations that holds the dialects' own.
 func migrationsFS() (fs.FS, error) { return fs.Sub(migrations, "migrations") }
 
-// Migrate applies every pending migration. On PostgreSQL it holds an
-// advisory lock meanwhile, so that instances started together take turns
-// rather than fail on each other's half-made tables.
+// Migrate applies every pending migration, River's (the job queue of the
+// webhooks) first, then ours. On PostgreSQL it holds an advisory lock
+// meanwhile, so that instances started together take turns rather than
+// fail on each other's half-made tables.
 func (s *Store) Migrate(ctx context.Context) error {
+	if err := s.migrateQueue(ctx); err != nil {
+		return err
+	}
 	root, err := migrationsFS()
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)

@@ -95,6 +95,18 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 		a.Route(get, "/keys/:keyId/usage", a.KeyUsage, staff),
 
 		a.Route(get, "/events", a.StreamEvents, staff, api.Stability("experimental"), api.Streaming()),
+
+		// Webhooks (SPEC §15): the secret is in the answers of create and
+		// rotate only, which are never stored for an Idempotency-Key.
+		a.Route(get, "/webhooks", a.ListWebhooks, staff),
+		a.Route(post, "/webhooks", a.CreateWebhook, staff, idempotent),
+		a.Route(get, "/webhooks/:webhookId", a.GetWebhook, staff),
+		a.Route(pat, "/webhooks/:webhookId", a.UpdateWebhook, staff),
+		a.Route(del, "/webhooks/:webhookId", a.DeleteWebhook, staff),
+		a.Route(post, "/webhooks/:webhookId/rotate-secret", a.RotateWebhookSecret, staff, idempotent),
+		a.Route(post, "/webhooks/:webhookId/test", a.TestWebhook, staff, idempotent),
+		a.Route(get, "/webhooks/:webhookId/deliveries", a.ListWebhookDeliveries, staff),
+		a.Route(post, "/webhooks/:webhookId/deliveries/:deliveryId/retry", a.RetryWebhookDelivery, staff, idempotent),
 	} {
 		r.Add(rt)
 	}
@@ -149,6 +161,17 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 		con.Route(post, "/keys/:keyId/lift-ban", con.LiftBan),
 
 		con.Route(get, "/usage", con.Usage),
+
+		// Webhooks (SPEC §15): a secret is shown in the answer that made it.
+		con.Route(get, "/webhooks", con.Webhooks),
+		con.Route(post, "/webhooks", con.CreateWebhook),
+		con.Route(get, "/webhooks/:webhookId", con.Webhook),
+		con.Route(post, "/webhooks/:webhookId", con.UpdateWebhook),
+		con.Route(post, "/webhooks/:webhookId/toggle", con.ToggleWebhook),
+		con.Route(post, "/webhooks/:webhookId/rotate", con.RotateWebhookSecret),
+		con.Route(post, "/webhooks/:webhookId/test", con.TestWebhook),
+		con.Route(post, "/webhooks/:webhookId/delete", con.DeleteWebhook),
+		con.Route(post, "/webhooks/:webhookId/deliveries/:deliveryId/retry", con.RetryDelivery),
 	} {
 		r.Add(rt)
 	}

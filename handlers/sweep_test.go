@@ -69,11 +69,13 @@ func TestSweepPages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		hook, delivery := sweepWebhook(t, a)
 		// The valid id of every path parameter the pages use: a route
 		// with a parameter not listed here fails the sweep until it is.
 		valid := map[string]string{
 			"id": handlerstest.Itoa(pet.ID), "petId": handlerstest.Itoa(pet.ID), "categoryId": handlerstest.Itoa(pet.CategoryID),
 			"keyId": handlerstest.Itoa(a.CustID), "orderId": handlerstest.Itoa(order.ID), "photoId": handlerstest.Itoa(photo.ID), "checkoutId": handlerstest.Itoa(checkout.ID),
+			"webhookId": handlerstest.Itoa(hook), "deliveryId": handlerstest.Itoa(delivery),
 		}
 		signedIn := a.SignedIn(t) // before listening: it uses app.Test
 		var cookies []*http.Cookie
@@ -132,7 +134,7 @@ func TestSweepPages(t *testing.T) {
 // with a valid value each (ids are filled in per route); a field a route
 // does not read is ignored by it.
 var sweepFields = []string{"name", "description", "role", "plan", "perMinute", "perDay", "status", "categoryId", "quantity", "pet_id",
-	"price", "breed", "birthDate", "email", "phone", "date", "number", "photo"}
+	"price", "breed", "birthDate", "email", "phone", "date", "number", "photo", "url", "events"}
 
 // sweepBuyer is a storefront buyer for the checkouts the sweep places.
 var sweepBuyer = db.NewCheckout{Name: "Sweep", Email: "sweep@example.com"}
@@ -184,11 +186,13 @@ func TestSweepForms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			hook, delivery := sweepWebhook(t, a)
 			valid := map[string]string{
 				"id":    handlerstest.Itoa(order.ID), // the storefront's /orders/:id/cancel
 				"petId": handlerstest.Itoa(pet.ID), "categoryId": handlerstest.Itoa(pet.CategoryID),
 				"keyId": handlerstest.Itoa(key.ID), "orderId": handlerstest.Itoa(order.ID),
 				"checkoutId": handlerstest.Itoa(checkout.ID), "photoId": handlerstest.Itoa(photo.ID),
+				"webhookId": handlerstest.Itoa(hook), "deliveryId": handlerstest.Itoa(delivery),
 			}
 			fields := map[string]string{
 				"name": "Sweep " + handlerstest.Itoa(int64(i)), "description": "Fine.", "role": db.RoleCustomer, "plan": db.PlanFree,
@@ -196,6 +200,7 @@ func TestSweepForms(t *testing.T) {
 				"price": "129.00", "breed": "Beagle", "birthDate": a.Clock.Now().AddDate(-1, 0, 0).Format(time.DateOnly),
 				"email": sweepBuyer.Email, "phone": "+1 555 0100", "date": a.Clock.Now().UTC().AddDate(0, 0, 1).Format(time.DateOnly),
 				"number": handlerstest.Itoa(checkout.ID), "photo": handlerstest.Itoa(photo.ID),
+				"url": "https://example.com/hook", "events": "*",
 			}
 			// The token of the area the route belongs to.
 			if strings.HasPrefix(route, "/staff") {
@@ -263,6 +268,31 @@ func TestSweepForms(t *testing.T) {
 			t.Errorf("answers %v: the form limit stopped the sweep", statuses)
 		}
 	})
+}
+
+// sweepWebhook makes the one webhook the sweep's routes act on, with a
+// delivery, in place of any earlier one (a store holds at most 20).
+func sweepWebhook(t *testing.T, a *handlerstest.App) (webhookID, deliveryID int64) {
+	t.Helper()
+	ctx := context.Background()
+	ws, err := a.Store.FindWebhooks(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws {
+		if err := a.Store.DeleteWebhook(ctx, w.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := a.Store.CreateWebhook(ctx, db.NewWebhook{URL: handlerstest.Ptr("https://example.com/hook"), Events: &[]string{"*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := a.Store.QueueWebhookTest(ctx, w.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w.ID, d.ID
 }
 
 // sweepFill puts ids into a route's parameters: bad in every one, or the

@@ -40,6 +40,8 @@ var statusOf = map[string]int{
 	db.EIdempotencyInProgress: http.StatusConflict,
 	db.ETooManyOpenUnits:      http.StatusConflict,
 	db.ETooManyPhotos:         http.StatusConflict,
+	db.ETooManyWebhooks:       http.StatusConflict,
+	db.EWebhookDisabled:       http.StatusConflict,
 	EEndpointSunset:           http.StatusGone,
 	EPayloadTooLarge:          http.StatusRequestEntityTooLarge,
 	EUnsupportedMediaType:     http.StatusUnsupportedMediaType,

@@ -68,6 +68,10 @@ func (m *Metrics) HTTPHandler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
+// Register adds collectors of another part (the webhook deliveries') to
+// this instance's registry.
+func (m *Metrics) Register(cs ...prometheus.Collector) { m.reg.MustRegister(cs...) }
+
 // RateLimit counts one limiter outcome.
 func (m *Metrics) RateLimit(outcome string) { m.rateLimit.WithLabelValues(outcome).Inc() }
 

@@ -36,6 +36,7 @@ type options struct {
 	Pets        int
 	Scale       []int // catalog sizes of the scale mode; none runs the usual bench
 	UploadsOnly bool  // measure the photo upload rows alone
+	Webhooks    bool  // the webhook rows alone
 }
 
 func main() {
@@ -79,6 +80,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.Pets, "pets", 10000, "pets to seed through the API")
 	fs.StringVar(&o.Profile, "profile", "", "write the server's CPU profile (pprof) of each row's peak phase to this directory")
 	fs.BoolVar(&o.UploadsOnly, "uploads-only", false, "measure only the photo upload rows (12-megapixel JPEG, 40-megapixel PNG): no endpoint rows, no ceilings")
+	fs.BoolVar(&o.Webhooks, "webhooks", false, "measure the webhook rows alone: POST orders without and with one webhook, and a 10,000-delivery backlog drained")
 	scale := fs.String("scale", "", "scale mode: comma-separated catalog sizes (e.g. 10000,1000000) seeded straight into the database, the read rows measured at each")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -126,8 +128,15 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		"%d pets seeded; per endpoint %s warm-up, %s at peak (%d workers), %s at half the peak rate; %d CPUs shared by generator and server.",
 		o.Pets, o.Warmup, o.Duration, o.Workers, o.Half, runtime.NumCPU())}
 	var page []byte
+	rep.WebhooksOnly = o.Webhooks
 	for _, database := range o.Databases {
-		p, err := benchDatabase(ctx, database, bin, tmp, images, o, rep, logf)
+		var p []byte
+		var err error
+		if o.Webhooks {
+			err = benchWebhooksOnly(ctx, database, bin, tmp, o, rep, logf)
+		} else {
+			p, err = benchDatabase(ctx, database, bin, tmp, images, o, rep, logf)
+		}
 		if errors.Is(err, errUnreachable) {
 			note := fmt.Sprintf("%s skipped: %v", database, err)
 			logf("%s", note)
@@ -265,6 +274,9 @@ func benchDatabase(ctx context.Context, database, bin, tmp string, images []uplo
 	}
 	logf("%s: %s", database, summary)
 	rep.Stock[database] = stockCheck{Summary: summary, OK: err == nil}
+	if err := benchWebhooks(ctx, database, bin, dir, url, key, stocked, o, rep, logf); err != nil {
+		return nil, fmt.Errorf("webhooks: %w", err)
+	}
 	return page, nil
 }
 

@@ -54,6 +54,8 @@ type report struct {
 	Stock     map[string]stockCheck
 	Uploads   map[string][]uploadCost // photo uploads, per database, one per image
 	Notes     []string
+	// WebhooksOnly: the -webhooks mode measured the webhook rows alone.
+	WebhooksOnly bool
 }
 
 // stockCheck is the zero-oversell check of one database, after every order
@@ -66,7 +68,10 @@ type stockCheck struct {
 // ceilingOf is the ceiling a row is measured against: the raw order
 // transaction for orders, the pets list's ceiling for everything else.
 func (r *report) ceilingOf(rw row) float64 {
-	if rw.Endpoint == placeOrders || rw.Endpoint == ceilingWrite {
+	if rw.Endpoint == webhookDrain {
+		return 0 // deliveries, not requests: no ceiling of theirs was measured
+	}
+	if rw.Endpoint == placeOrders || rw.Endpoint == ceilingWrite || rw.Endpoint == webhookOrders {
 		if w := r.find(ceilingWrite, rw.Database); w != nil {
 			return w.Rate
 		}
@@ -186,6 +191,9 @@ type target struct {
 // targets judges the goals. A goal on a database that was not measured is
 // missed, with the reason, so a partial run never reads as a success.
 func (r *report) targets() []target {
+	if r.WebhooksOnly {
+		return r.webhookTargets()
+	}
 	var ts []target
 	for _, d := range []string{dbSQLite, dbPostgres} {
 		goal := fmt.Sprintf("pets list ≥ %.0f%% of ceiling on %s", targetCeilingShare*100, d)
@@ -270,7 +278,7 @@ func (r *report) targets() []target {
 		tg.Detail = strings.Join(details, "; ")
 		ts = append(ts, tg)
 	}
-	return ts
+	return append(ts, r.webhookTargets()...)
 }
 
 // writeTargets prints the goals, each met or missed.

@@ -196,6 +196,11 @@ func TestTargets(t *testing.T) {
 		"server RSS < 150 MB on postgres":                                false,
 		"photo upload peak within the decoded image + 64 MB on sqlite":   true,
 		"photo upload peak within the decoded image + 64 MB on postgres": false,
+		// The sample has no webhook rows.
+		"orders with 1 webhook ≥ 85% of orders without on sqlite":   false,
+		"orders with 1 webhook ≥ 85% of orders without on postgres": false,
+		"webhook backlog drains at ≥ 300/s on sqlite":               false,
+		"webhook backlog drains at ≥ 500/s on postgres":             false,
 	}
 	if len(got) != len(want) {
 		t.Errorf("%d targets, want %d: %v", len(got), len(want), got)
@@ -222,6 +227,36 @@ func TestTargets(t *testing.T) {
 		}
 	}
 	sample().write(io.Discard) // the whole report renders
+}
+
+func TestWebhookTargets(t *testing.T) {
+	r := &report{WebhooksOnly: true, Databases: []string{dbSQLite, dbPostgres}, Rows: []row{
+		{Endpoint: placeOrders, Database: dbSQLite, Rate: 3000},
+		{Endpoint: webhookOrders, Database: dbSQLite, Rate: 2700},
+		{Endpoint: webhookDrain, Database: dbSQLite, Rate: 400, P99: 300 * time.Millisecond},
+		{Endpoint: placeOrders, Database: dbPostgres, Rate: 2000},
+		{Endpoint: webhookOrders, Database: dbPostgres, Rate: 1500},
+		{Endpoint: webhookDrain, Database: dbPostgres, Rate: 600, Errors: 1},
+	}}
+	want := map[string]bool{
+		"orders with 1 webhook ≥ 85% of orders without on sqlite":   true,  // 90%
+		"orders with 1 webhook ≥ 85% of orders without on postgres": false, // 75%
+		"webhook backlog drains at ≥ 300/s on sqlite":               true,
+		"webhook backlog drains at ≥ 500/s on postgres":             false, // one lost
+	}
+	got := r.targets()
+	if len(got) != len(want) {
+		t.Fatalf("-webhooks mode: %d targets, want its %d alone: %v", len(got), len(want), got)
+	}
+	for _, tg := range got {
+		if met, ok := want[tg.Goal]; !ok || met != tg.Met {
+			t.Errorf("%q met = %v (%s), want %v", tg.Goal, tg.Met, tg.Detail, met)
+		}
+	}
+	if c := r.ratio(r.Rows[2]); c != "–" {
+		t.Errorf("the drain row has a ratio %s; deliveries have no ceiling", c)
+	}
+	r.write(io.Discard)
 }
 
 func TestParseFlags(t *testing.T) {

@@ -65,6 +65,10 @@ type Config struct {
 	// loopback); with MetricsAddr set it must be the same address, as
 	// pprof is then served on the operations listener.
 	PprofAddr string
+	// WebhookAllowPrivate lets webhook deliveries reach loopback, private
+	// and link-local addresses (PETSTORE_WEBHOOK_ALLOW_PRIVATE=true), which
+	// are refused otherwise: for development and tests.
+	WebhookAllowPrivate bool
 }
 
 // configError names the variable at fault, so a bad start is one clear line.
@@ -170,6 +174,13 @@ func LoadConfig(getenv func(string) string) (*Config, error) {
 			return nil, bad("PETSTORE_PPROF_ADDR", errors.New("must equal PETSTORE_METRICS_ADDR when that is set: pprof is then served on the operations listener only"))
 		}
 		c.PprofAddr = v
+	}
+	if v := getenv("PETSTORE_WEBHOOK_ALLOW_PRIVATE"); v != "" {
+		allow, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, bad("PETSTORE_WEBHOOK_ALLOW_PRIVATE", errors.New("must be true or false"))
+		}
+		c.WebhookAllowPrivate = allow
 	}
 	if v := getenv("LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {

@@ -17,6 +17,7 @@ import (
 	"petstore/web/browser"
 	"petstore/web/events"
 	"petstore/web/ratelimit"
+	"petstore/web/webhooks"
 )
 
 // Server is one running instance: the app and what it holds open.
@@ -24,6 +25,8 @@ type Server struct {
 	App   *fiber.App
 	Store *db.Store
 	Hub   *events.Hub
+	// Webhooks works the webhook deliveries (SPEC §15) until shutdown.
+	Webhooks *webhooks.Queue
 	// Ops is the operations listener's handler (/metrics, pprof when
 	// enabled), nil when PETSTORE_METRICS_ADDR is unset: see ServeOps.
 	Ops   http.Handler
@@ -90,6 +93,15 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 	if s.App, err = handlers.NewApp(h); err != nil {
 		return nil, err
 	}
+	wm := webhooks.NewMetrics(store)
+	metrics.Register(wm.Collectors()...)
+	s.Webhooks, err = webhooks.Start(bg, webhooks.Config{
+		Store: store, Now: now, Logger: logger, AllowPrivate: cfg.WebhookAllowPrivate, Metrics: wm,
+	})
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
 	if cfg.MetricsAddr != "" {
 		s.Ops = opsHandler(metrics.HTTPHandler(), cfg.PprofAddr != "")
 	}
@@ -97,7 +109,8 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 }
 
 // Serve answers on ln until ctx is done, then shuts down gracefully:
-// stop accepting, end event streams, finish in-flight requests (10 s).
+// stop accepting, end event streams, finish in-flight requests and
+// webhook attempts (10 s).
 // It logs "shutting down" with what ended ctx (main's: the signal).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	errc := make(chan error, 1)
@@ -110,15 +123,42 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.stopping = time.Now()
 	s.log.Info("shutting down", "cause", context.Cause(ctx).Error())
 	s.Hub.Close()
-	if err := s.App.ShutdownWithTimeout(10 * time.Second); err != nil {
+	// Webhook attempts running finish within the same grace as requests;
+	// no new one starts.
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		s.stopWebhooks(shutdownGrace)
+	}()
+	err := s.App.ShutdownWithTimeout(shutdownGrace)
+	<-stopped
+	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
 }
 
+// shutdownGrace is how long in-flight requests and webhook attempts get to
+// finish once shutdown starts (SPEC §11).
+const shutdownGrace = 10 * time.Second
+
+// stopWebhooks stops the webhook queue, waiting up to grace for the
+// attempts running; once stopped, stopping again returns at once.
+func (s *Server) stopWebhooks(grace time.Duration) {
+	if s.Webhooks == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := s.Webhooks.Stop(ctx); err != nil {
+		s.log.Warn("webhook attempts cut off by the shutdown; they will be made again", "err", err)
+	}
+}
+
 // Close releases the database, Redis and background work. After Serve
 // shut down it logs "stopped" with how long the shutdown took.
 func (s *Server) Close() {
+	s.stopWebhooks(time.Second)
 	s.stop()
 	s.Hub.Close()
 	if s.redis != nil {

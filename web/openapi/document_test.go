@@ -77,6 +77,11 @@ func TestSchemas(t *testing.T) {
 		"ApiKey":          "createdAt,id,name,perDay,perMinute,plan,prefix,role",
 		"NewApiKey":       "name,plan,role",
 		"KeyUsage":        "banned,bansLast24h,day,keyId,limited429Today,minute,perMinute,plan",
+		"Webhook":         "createdAt,enabled,events,id,url",
+		"NewWebhook":      "events,url",
+		"Delivery":        "attempts,createdAt,eventId,eventType,id,status",
+		"DeliveryAttempt": "at,durationMs",
+		"WebhookEvent":    "createdAt,data,id,type",
 	} {
 		ref := doc.Components.Schemas[name]
 		if ref == nil {

@@ -22,7 +22,8 @@ type operation struct {
 	conflict     bool // can answer 409 (SPEC §2 table, Idempotency-Key on POST)
 }
 
-// specOperations is SPEC §4, row by row, and the GET /keys/{keyId} of §17.
+// specOperations is SPEC §4, row by row, and the additive operations of
+// later sections.
 var specOperations = []operation{
 	{method: "GET", path: "/openapi.json", anonymous: true},
 	{method: "GET", path: "/docs", anonymous: true},
@@ -55,6 +56,16 @@ var specOperations = []operation{
 	{method: "DELETE", path: "/keys/{keyId}/ban", addressed: true},
 	{method: "GET", path: "/keys/{keyId}/usage", addressed: true},
 	{method: "GET", path: "/events"},
+	// SPEC §15.
+	{method: "GET", path: "/webhooks"},
+	{method: "POST", path: "/webhooks", body: true, conflict: true},
+	{method: "GET", path: "/webhooks/{webhookId}", addressed: true},
+	{method: "PATCH", path: "/webhooks/{webhookId}", body: true, addressed: true},
+	{method: "DELETE", path: "/webhooks/{webhookId}", addressed: true},
+	{method: "POST", path: "/webhooks/{webhookId}/rotate-secret", addressed: true, conflict: true},
+	{method: "POST", path: "/webhooks/{webhookId}/test", addressed: true, conflict: true},
+	{method: "GET", path: "/webhooks/{webhookId}/deliveries", addressed: true},
+	{method: "POST", path: "/webhooks/{webhookId}/deliveries/{deliveryId}/retry", addressed: true, conflict: true},
 }
 
 // commonHeaders are on every response of the API (SPEC §2, §6).
@@ -187,7 +198,7 @@ func TestOperationsOfSpec(t *testing.T) {
 	for path, item := range doc.Paths.Map() {
 		for method := range item.Operations() {
 			if !want[method+" "+path] {
-				t.Errorf("%s %s is in the document but not in SPEC §4", method, path)
+				t.Errorf("%s %s is in the document but not in the SPEC", method, path)
 			}
 		}
 	}

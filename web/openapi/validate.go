@@ -38,6 +38,8 @@ var ErrorStatus = map[string]int{
 	"pet_has_open_orders":     http.StatusConflict,
 	"idempotency_in_progress": http.StatusConflict,
 	"too_many_photos":         http.StatusConflict,
+	"too_many_webhooks":       http.StatusConflict,
+	"webhook_disabled":        http.StatusConflict,
 	"endpoint_sunset":         http.StatusGone,
 	"payload_too_large":       http.StatusRequestEntityTooLarge,
 	"unsupported_media_type":  http.StatusUnsupportedMediaType,
