@@ -9,6 +9,7 @@ import (
 
 	"petstore/db"
 	"petstore/handlers/handlerstest"
+	"petstore/web"
 	"petstore/web/browser/browsertest"
 )
 
@@ -41,7 +42,7 @@ func TestConsoleWebhooks(t *testing.T) {
 	if err != nil || len(ws) != 1 || ws[0].Secret != secret || strings.Join(ws[0].Events, ",") != "order.created,pet.created" {
 		t.Fatalf("added %+v (%v); page secret %q", ws, err, secret)
 	}
-	if p.Header.Get("Cache-Control") != "no-store" {
+	if p.Header.Get("Cache-Control") != web.PrivateCache {
 		t.Errorf("Cache-Control = %q", p.Header.Get("Cache-Control"))
 	}
 	w := ws[0]
