@@ -29,7 +29,7 @@ const (
 var bundleParts = map[string][]string{
 	ShopCSS: {
 		"vendor/pico.min.css", "css/app.css",
-		"css/shop.css", "css/shop-checkout.css", "css/shop-gallery.css",
+		"css/shop-pictures.css", "css/shop.css", "css/shop-checkout.css", "css/shop-gallery.css",
 	},
 	ConsoleCSS: {
 		"vendor/pico.min.css", "css/app.css",

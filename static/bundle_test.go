@@ -119,7 +119,8 @@ func TestEncoded(t *testing.T) {
 			}
 		}
 	}
-	for _, c := range [][2]string{{"img/favicon.svg", "zstd"}, {"vendor/htmx.LICENSE", "br"}, {"css/missing.css", "gzip"}} {
+	for _, c := range [][2]string{{"img/favicon.svg", "zstd"}, {"vendor/htmx.LICENSE", "br"}, {"css/missing.css", "gzip"},
+		{"vendor/swagger-ui-bundle.js", "br"}} {
 		if _, ok := Encoded(c[0], c[1]); ok {
 			t.Errorf("Encoded(%s, %s) is ok", c[0], c[1])
 		}

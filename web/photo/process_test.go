@@ -10,7 +10,7 @@ import (
 	"petstore/web/photo/phototest"
 )
 
-// TestReencodeFormats: each accepted format comes out as two JPEGs of the
+// TestReencodeFormats: each accepted format comes out as three JPEGs of the
 // right size, with the format of the bytes reported.
 func TestReencodeFormats(t *testing.T) {
 	src := phototest.PhotoLike(120, 90)
