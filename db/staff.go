@@ -11,8 +11,20 @@ type StaffUser struct {
 	ID           int64     `db:"id"`
 	Username     string    `db:"username"`
 	PasswordHash string    `db:"password_hash"`
+	Role         string    `db:"role"`
 	CreatedAt    time.Time `db:"created_at"`
 }
+
+// Staff roles (SPEC §16): an admin may do everything; a clerk runs the
+// catalog, photos, inventory and orders and sees usage, but cannot touch
+// API keys, bans, webhooks, the team or the audit log.
+const (
+	RoleAdmin = "admin"
+	RoleClerk = "clerk"
+)
+
+// IsAdmin reports whether u has the admin role.
+func (u *StaffUser) IsAdmin() bool { return u.Role == RoleAdmin }
 
 // CreateStaffUser adds a console user with a bcrypt hash made by the caller.
 // Errors: validation_failed (bad or taken username).
@@ -36,7 +48,7 @@ func (s *Store) CreateStaffUser(ctx context.Context, username, passwordHash stri
 // insertStaffUser writes a console user whose username was checked.
 // Errors: validation_failed (taken).
 func (tx *Tx) insertStaffUser(ctx context.Context, username, passwordHash string) (*StaffUser, error) {
-	u := StaffUser{Username: username, PasswordHash: passwordHash, CreatedAt: tx.now}
+	u := StaffUser{Username: username, PasswordHash: passwordHash, Role: RoleAdmin, CreatedAt: tx.now}
 	var n int
 	if err := tx.get(ctx, &n, `SELECT count(*) FROM staff_users WHERE username = $1`, username); err != nil {
 		return nil, fmt.Errorf("check username: %w", err)
@@ -52,7 +64,7 @@ func (tx *Tx) insertStaffUser(ctx context.Context, username, passwordHash string
 	return &u, nil
 }
 
-const staffUserQuery = `SELECT id, username, password_hash, created_at FROM staff_users `
+const staffUserQuery = `SELECT id, username, password_hash, role, created_at FROM staff_users `
 
 var errNoSuchUser = Errorf(ENotFound, "No such user.")
 

@@ -39,7 +39,7 @@ func (s *Store) FindStaffUserBySession(ctx context.Context, sessionID string) (*
 		return nil, Errorf(ENotFound, "Not signed in.")
 	}
 	var u StaffUser
-	err := s.get(ctx, &u, `SELECT u.id, u.username, u.password_hash, u.created_at
+	err := s.get(ctx, &u, `SELECT u.id, u.username, u.password_hash, u.role, u.created_at
 		FROM staff_sessions ss JOIN staff_users u ON u.id = ss.staff_user_id
 		WHERE ss.id = $1 AND ss.expires_at > $2`, HashKey(sessionID), s.Now().UTC())
 	if errors.Is(err, sql.ErrNoRows) {

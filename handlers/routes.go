@@ -117,7 +117,11 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 	// signed-in staff user on all but the sign-in page. Sign-in posts
 	// count against the per-IP form limit before any database lookup or
 	// bcrypt.
-	public := console.Public()
+	//
+	// Roles (SPEC §16): the admin option keeps a route to admins; a clerk
+	// gets the console's 403 page. API keys, bans, webhooks, the team and
+	// the audit log are the admins'.
+	public, admin := console.Public(), console.Admin()
 	for _, rt := range []web.Route{
 		con.Route(get, "/login", con.LoginPage, public, console.Check(con.RequireDatabase)),
 		con.Route(post, "/login", con.Login, public, console.FormLimited()),
@@ -153,25 +157,25 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 		con.Route(post, "/categories/:categoryId", con.UpdateCategory),
 		con.Route(post, "/categories/:categoryId/delete", con.DeleteCategory),
 
-		con.Route(get, "/keys", con.Keys),
-		con.Route(post, "/keys", con.IssueKey),
-		con.Route(get, "/keys/:keyId", con.EditKey),
-		con.Route(post, "/keys/:keyId", con.UpdateKey),
-		con.Route(post, "/keys/:keyId/revoke", con.RevokeKey),
-		con.Route(post, "/keys/:keyId/lift-ban", con.LiftBan),
+		con.Route(get, "/keys", con.Keys, admin),
+		con.Route(post, "/keys", con.IssueKey, admin),
+		con.Route(get, "/keys/:keyId", con.EditKey, admin),
+		con.Route(post, "/keys/:keyId", con.UpdateKey, admin),
+		con.Route(post, "/keys/:keyId/revoke", con.RevokeKey, admin),
+		con.Route(post, "/keys/:keyId/lift-ban", con.LiftBan, admin),
 
 		con.Route(get, "/usage", con.Usage),
 
 		// Webhooks (SPEC §15): a secret is shown in the answer that made it.
-		con.Route(get, "/webhooks", con.Webhooks),
-		con.Route(post, "/webhooks", con.CreateWebhook),
-		con.Route(get, "/webhooks/:webhookId", con.Webhook),
-		con.Route(post, "/webhooks/:webhookId", con.UpdateWebhook),
-		con.Route(post, "/webhooks/:webhookId/toggle", con.ToggleWebhook),
-		con.Route(post, "/webhooks/:webhookId/rotate", con.RotateWebhookSecret),
-		con.Route(post, "/webhooks/:webhookId/test", con.TestWebhook),
-		con.Route(post, "/webhooks/:webhookId/delete", con.DeleteWebhook),
-		con.Route(post, "/webhooks/:webhookId/deliveries/:deliveryId/retry", con.RetryDelivery),
+		con.Route(get, "/webhooks", con.Webhooks, admin),
+		con.Route(post, "/webhooks", con.CreateWebhook, admin),
+		con.Route(get, "/webhooks/:webhookId", con.Webhook, admin),
+		con.Route(post, "/webhooks/:webhookId", con.UpdateWebhook, admin),
+		con.Route(post, "/webhooks/:webhookId/toggle", con.ToggleWebhook, admin),
+		con.Route(post, "/webhooks/:webhookId/rotate", con.RotateWebhookSecret, admin),
+		con.Route(post, "/webhooks/:webhookId/test", con.TestWebhook, admin),
+		con.Route(post, "/webhooks/:webhookId/delete", con.DeleteWebhook, admin),
+		con.Route(post, "/webhooks/:webhookId/deliveries/:deliveryId/retry", con.RetryDelivery, admin),
 	} {
 		r.Add(rt)
 	}

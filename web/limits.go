@@ -45,3 +45,9 @@ func HeaderList(c *fiber.Ctx, name string) string {
 func KeyLimits(k *db.APIKey) ratelimit.Limits {
 	return ratelimit.Limits{Plan: k.Plan, PerMinute: k.PerMinute, PerDay: k.PerDay}
 }
+
+// ClientIP is the request's client address as the trusted proxies say
+// (ratelimit.TrustedProxies.ClientIP): what the audit log records.
+func ClientIP(c *fiber.Ctx, proxies ratelimit.TrustedProxies) string {
+	return proxies.ClientIP(c.Context().RemoteIP().String(), HeaderList(c, fiber.HeaderXForwardedFor))
+}

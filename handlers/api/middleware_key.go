@@ -66,6 +66,13 @@ func (h *Handler) lookUpKey(c *fiber.Ctx) error {
 	default:
 		c.Locals(keyLocal{}, k)
 		web.LogAttrs(c, slog.Int64("keyId", k.ID))
+		if k.Role == db.RoleStaff {
+			// A staff key's changes are audited (SPEC §16); a customer's
+			// orders are not changes staff made.
+			c.SetUserContext(db.WithOrigin(c.UserContext(), db.Origin{
+				Actor: db.KeyActor(k.ID, k.Name), RequestID: web.RequestID(c), IP: web.ClientIP(c, h.Proxies),
+			}))
+		}
 	}
 	return nil
 }

@@ -66,6 +66,9 @@ func (h *Handler) RequireStaff(c *fiber.Ctx) error {
 	}
 	if u != nil {
 		c.Locals(staffLocal{}, u)
+		c.SetUserContext(db.WithOrigin(c.UserContext(), db.Origin{
+			Actor: db.StaffActor(u.ID, u.Username), RequestID: web.RequestID(c), IP: web.ClientIP(c, h.Proxies),
+		}))
 		return c.Next()
 	}
 	target := "/staff/login"

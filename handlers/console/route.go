@@ -21,10 +21,15 @@ type routeOptions struct {
 	checks    []fiber.Handler
 	body      int64
 	streaming bool
+	admin     bool
 }
 
 // Public: the route needs no signed-in staff user (the sign-in page and form).
 func Public() Option { return func(o *routeOptions) { o.public = true } }
+
+// Admin: only staff with the admin role may use the route (SPEC §16); a
+// clerk gets the console's 403 page.
+func Admin() Option { return func(o *routeOptions) { o.admin = true } }
 
 // FormLimited: the route's posts count against the per-IP form limit
 // before any database lookup or bcrypt (the sign-in form).
@@ -63,6 +68,9 @@ func (h *Handler) Route(method, path string, handler fiber.Handler, opts ...Opti
 	if !o.public {
 		chain = append(chain, h.RequireStaff)
 	}
+	if o.admin {
+		chain = append(chain, requireAdmin)
+	}
 	chain = append(chain, o.checks...)
 	chain = append(chain, handler)
 	return web.Route{Method: method, Path: Prefix + path, Handlers: chain, Body: o.body, Streaming: o.streaming}
@@ -74,4 +82,15 @@ func (h *Handler) Fallback() []fiber.Handler {
 	return []fiber.Handler{h.surface.Mark, web.SecurityHeaders, NoStore, h.csrf, func(c *fiber.Ctx) error {
 		return db.Errorf(db.ENotFound, "There is no page at this address.")
 	}}
+}
+
+// errAdminOnly refuses a clerk an admin page or form.
+var errAdminOnly = db.Errorf(db.EForbidden, "This page is for admins.")
+
+// requireAdmin lets only admins through (after RequireStaff).
+func requireAdmin(c *fiber.Ctx) error {
+	if u := currentStaff(c); u == nil || !u.IsAdmin() {
+		return errAdminOnly
+	}
+	return c.Next()
 }
