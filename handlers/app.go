@@ -46,7 +46,7 @@ func NewApp(h *Handler) (*fiber.App, error) {
 
 	var routes *web.Routes
 	app, routes := web.NewApp(web.AppOptions{
-		Logger: h.Logger, Metrics: h.Metrics, Proxies: h.Proxies,
+		Logger: h.Logger, Metrics: h.Metrics, Proxies: h.Proxies, Load: h.Load,
 		// An API answer made before any route ran (Fiber's 413 for an
 		// oversize body) gets the headers of every other API answer.
 		Prepare: func(c *fiber.Ctx) { a.PrepareAnswer(c, routes.Template(c.Method(), c.Path())) },

@@ -61,4 +61,7 @@ type Handler struct {
 	// at a time with at most photo.MaxWaiting waiting (SPEC §17): one per
 	// instance. Nil: NewApp makes one.
 	Photos *photo.Worker
+	// Load, when set, counts the requests being answered, for the webhook
+	// deliveries that give way to them (web.Load).
+	Load *web.Load
 }

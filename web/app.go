@@ -33,6 +33,9 @@ type AppOptions struct {
 	Metrics *Metrics
 	// Proxies are the peers whose X-Forwarded-Proto is believed (Transport).
 	Proxies ratelimit.TrustedProxies
+	// Load, when set, counts the requests being answered (streams apart)
+	// for background work that gives way to them.
+	Load *Load
 }
 
 // NewApp builds the Fiber app with the error handler, timeouts that let
@@ -72,6 +75,9 @@ func NewApp(o AppOptions) (*fiber.App, *Routes) {
 	app.Use(requestID)
 	app.Use(Transport(o.Proxies))
 	app.Use(Observe(o.Logger, o.Metrics))
+	if o.Load != nil {
+		app.Use(o.Load.track)
+	}
 	app.Use(recover.New())
 	app.Use(routes.bodies)
 	app.Use(Compress())

@@ -116,9 +116,10 @@ func (t *Routes) bodyLimit(method, path []byte) (int64, bool) {
 type streamingLocal struct{}
 
 // markStreaming tells the app's middleware (Compress) that the route
-// answers with a stream.
+// answers with a stream, and takes the request out of the Load.
 func markStreaming(c *fiber.Ctx) error {
 	c.Locals(streamingLocal{}, true)
+	leaveLoad(c)
 	return c.Next()
 }
 

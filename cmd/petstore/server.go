@@ -88,7 +88,7 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 		Sessions: browser.NewSessions(cfg.SessionKeys), Metrics: metrics,
 		Config: handlers.Config{Deprecated: cfg.Deprecated, Sunset: cfg.Sunset, ShopMaxOpenUnits: cfg.ShopMaxOpenUnits,
 			MetricsElsewhere: cfg.MetricsAddr != ""},
-		Now: now,
+		Now: now, Load: &web.Load{},
 	}
 	if s.App, err = handlers.NewApp(h); err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 	wm := webhooks.NewMetrics(store)
 	metrics.Register(wm.Collectors()...)
 	s.Webhooks, err = webhooks.Start(bg, webhooks.Config{
-		Store: store, Now: now, Logger: logger, AllowPrivate: cfg.WebhookAllowPrivate, Metrics: wm,
+		Store: store, Now: now, Logger: logger, AllowPrivate: cfg.WebhookAllowPrivate, Metrics: wm, Load: h.Load,
 	})
 	if err != nil {
 		s.Close()

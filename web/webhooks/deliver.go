@@ -24,6 +24,8 @@ type Deliverer struct {
 	Metrics *Metrics
 	// spread jitters each wait; nil is jitter.
 	spread func(time.Duration) time.Duration
+	// gate holds attempts back while the instance is busy (nil: never).
+	gate *gate
 }
 
 // recordTimeout bounds writing an attempt's outcome, which goes on when
@@ -37,6 +39,10 @@ func (d *Deliverer) Attempt(ctx context.Context, id, generation int64) (pending 
 	send, err := d.Store.PrepareWebhookAttempt(ctx, id, generation)
 	if err != nil || send == nil {
 		return false, 0, err
+	}
+	if !d.gate.admit(ctx, d.Now().Sub(send.Delivery.EventAt)) {
+		// The instance is busy: no attempt now, the job waits in the queue.
+		return true, busySnooze, nil
 	}
 	body, err := send.Delivery.Body()
 	if err != nil {

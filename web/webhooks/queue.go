@@ -13,16 +13,18 @@ import (
 	"github.com/riverqueue/river"
 
 	"petstore/db"
+	"petstore/web"
 )
 
 // Timing of the queue. An attempt takes at most AttemptTimeout, and its
-// job at most JobTimeout with the writing of its outcome; a job still
+// job at most JobTimeout with its wait at the gate and the writing of its
+// outcome; a job still
 // running RescueAfter after it started was cut off by a crash and is made
 // available again (db.Store.RescueWebhookJobs, every RescueEvery on every
 // instance), so a killed instance's delivery is attempted again within
 // about RescueAfter + RescueEvery + PollInterval of the attempt it cut off.
 const (
-	JobTimeout          = AttemptTimeout + recordTimeout
+	JobTimeout          = gateWait + AttemptTimeout + recordTimeout
 	RescueAfter         = 20 * time.Second
 	RescueEvery         = 2 * time.Second
 	DefaultPollInterval = 100 * time.Millisecond
@@ -47,6 +49,9 @@ type Config struct {
 	// Workers overrides DefaultWorkers; PollInterval DefaultPollInterval.
 	Workers      int
 	PollInterval time.Duration
+	// Load, when set, is the instance's requests in flight: attempts give
+	// way to them while the instance is busy (gate).
+	Load *web.Load
 }
 
 // Queue works the delivery jobs of one instance: a River client and the
@@ -100,7 +105,7 @@ func Start(ctx context.Context, cfg Config) (*Queue, error) {
 	logger := cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler))
 	d := &Deliverer{
 		Store: cfg.Store, Client: NewClient(cfg.AllowPrivate), Now: cfg.Now, Logger: logger, Metrics: cfg.Metrics,
-		Schedule: cfg.Schedule,
+		Schedule: cfg.Schedule, gate: newGate(cfg.Load),
 	}
 	if d.Schedule == nil {
 		d.Schedule = DefaultSchedule
