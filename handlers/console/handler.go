@@ -40,6 +40,10 @@ type Handler struct {
 	// Photos processes photo uploads, shared with the API (required for
 	// the upload route).
 	Photos *photo.Worker
+	// TwoFactorRequired: every staff user must sign in with two-factor
+	// sign-in, and one without it enrols before any other page
+	// (PETSTORE_STAFF_2FA=required).
+	TwoFactorRequired bool
 	// FormLimit counts sign-in posts per client address (browser.WebLimit),
 	// in the bucket the shop's forms share.
 	FormLimit fiber.Handler
