@@ -32,9 +32,16 @@ func prehash(password string) []byte {
 	return []byte(base64.StdEncoding.EncodeToString(sum[:]))
 }
 
-// HashPassword is the stored form of a staff password, of any length.
+// HashPassword is the stored form of a staff password, of any length, at
+// bcrypt's default cost.
 func HashPassword(password string) (string, error) {
-	h, err := bcrypt.GenerateFromPassword(prehash(password), bcrypt.DefaultCost)
+	return HashPasswordCost(password, bcrypt.DefaultCost)
+}
+
+// HashPasswordCost is HashPassword at a bcrypt cost of its own (the tests'
+// apps hash at bcrypt.MinCost).
+func HashPasswordCost(password string, cost int) (string, error) {
+	h, err := bcrypt.GenerateFromPassword(prehash(password), cost)
 	if err != nil {
 		return "", fmt.Errorf("hash password: %w", err)
 	}

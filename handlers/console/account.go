@@ -73,7 +73,7 @@ func (h *Handler) ChangePassword(c *fiber.Ctx) error {
 	if len(pf.Errors) > 0 {
 		return h.renderAccount(c, fiber.StatusUnprocessableEntity, pf, "")
 	}
-	hash, err := db.HashPassword(password)
+	hash, err := h.hashPassword(password)
 	if err != nil {
 		return err
 	}

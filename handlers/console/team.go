@@ -41,11 +41,24 @@ func (h *Handler) renderTeam(c *fiber.Ctx, status int, f view.TeamForm, oneTime 
 // POST /staff/team with username and role.
 func (h *Handler) AddStaff(c *fiber.Ctx) error {
 	f := view.TeamForm{Username: c.FormValue("username"), Role: c.FormValue("role"), Errors: view.FieldErrors{}}
+	// The form's own checks first: a refused form costs no bcrypt.
+	if _, err := db.CheckUsername(f.Username); err != nil {
+		f.Errors["username"] = fieldProblem(err)
+	}
+	if !db.ValidRole(f.Role) {
+		f.Errors["role"] = "must be admin or clerk"
+	}
+	if len(f.Errors) > 0 {
+		if len(f.Username) > 200 {
+			f.Username = "" // not echoed back whole
+		}
+		return h.renderTeam(c, fiber.StatusUnprocessableEntity, f, nil)
+	}
 	password, err := db.GeneratePassword()
 	if err != nil {
 		return err
 	}
-	hash, err := db.HashPassword(password)
+	hash, err := h.hashPassword(password)
 	if err != nil {
 		return err
 	}
@@ -111,7 +124,7 @@ func (h *Handler) ResetStaffPassword(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	hash, err := db.HashPassword(password)
+	hash, err := h.hashPassword(password)
 	if err != nil {
 		return err
 	}
