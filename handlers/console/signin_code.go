@@ -36,7 +36,7 @@ func (h *Handler) awaitCode(c *fiber.Ctx, u *db.StaffUser, next string) error {
 		return err
 	}
 	until := h.Now().Add(pendingTTL).Unix()
-	sess.Set(keyPendingSignIn, strconv.FormatInt(u.ID, 10)+"|"+strconv.FormatInt(until, 10))
+	sess.Set(keyPendingSignIn, strconv.FormatInt(u.ID, 10)+"|"+strconv.FormatInt(until, 10)+"|"+passwordTag(u))
 	sess.Set(keyPendingNext, next)
 	if err := sess.Save(); err != nil {
 		return err
@@ -51,18 +51,33 @@ func (h *Handler) pendingUser(c *fiber.Ctx) (*db.StaffUser, *browser.Session, er
 	if err != nil {
 		return nil, nil, err
 	}
-	id, until, ok := strings.Cut(sess.Value(keyPendingSignIn), "|")
-	uid, err1 := strconv.ParseInt(id, 10, 64)
-	end, err2 := strconv.ParseInt(until, 10, 64)
-	if !ok || err1 != nil || err2 != nil || h.Now().Unix() > end {
+	parts := strings.Split(sess.Value(keyPendingSignIn), "|")
+	if len(parts) != 3 {
+		return nil, sess, nil
+	}
+	uid, err1 := strconv.ParseInt(parts[0], 10, 64)
+	end, err2 := strconv.ParseInt(parts[1], 10, 64)
+	if err1 != nil || err2 != nil || h.Now().Unix() > end {
 		return nil, sess, nil
 	}
 	u, err := h.Store.FindStaffUserByID(c.UserContext(), uid)
 	if db.ErrorCode(err) == db.ENotFound {
 		return nil, sess, nil
 	}
-	return u, sess, err
+	if err != nil {
+		return nil, sess, err
+	}
+	// A password changed or reset since it was checked: start again.
+	if parts[2] != passwordTag(u) {
+		return nil, sess, nil
+	}
+	return u, sess, nil
 }
+
+// passwordTag names the password a pending sign-in checked, so that a
+// change or a reset in the meantime ends it (a short hash of the hash:
+// the cookie carries nothing that helps a guesser).
+func passwordTag(u *db.StaffUser) string { return db.HashKey(u.PasswordHash)[:16] }
 
 // startAgain sends a browser without a pending sign-in back to the form.
 func (h *Handler) startAgain(c *fiber.Ctx, sess *browser.Session) error {
