@@ -35,7 +35,9 @@ func Admin() Option { return func(o *routeOptions) { o.admin = true } }
 // Setup: the route also serves a signed-in user who must first take one of
 // steps (choose their own password, turn on two-factor sign-in), whom
 // every other route sends to the step's page.
-func Setup(steps ...Step) Option { return func(o *routeOptions) { o.steps = append(o.steps, steps...) } }
+func Setup(steps ...Step) Option {
+	return func(o *routeOptions) { o.steps = append(o.steps, steps...) }
+}
 
 // FormLimited: the route's posts count against the per-IP form limit
 // before any database lookup or bcrypt (the sign-in form).

@@ -231,7 +231,7 @@ func TestTwoFactorSignIn(t *testing.T) {
 		// Guesses count toward the lockout: with the password's attempt,
 		// four wrong codes make five failures; then even a right code is
 		// refused, and so is the password.
-		a.Clock.Add(16 * time.Minute) // the failures above leave the window
+		a.Clock.Add(16 * time.Minute)  // the failures above leave the window
 		g := toCodeStep(t, a, "carol") // failure 1 until a code is right
 		for i := 2; i <= 5; i++ {
 			p := g.Post("/staff/login/code", url.Values{"code": {"111111"}}).WantStatus(http.StatusUnauthorized)
