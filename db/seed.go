@@ -181,7 +181,7 @@ func (s *Store) SeedFirstStart(ctx context.Context, in FirstStartSeed) (*FirstSt
 			return fmt.Errorf("count staff users: %w", err)
 		}
 		if staff == 0 {
-			if out.Staff, err = tx.insertStaffUser(ctx, in.Username, in.PasswordHash); err != nil {
+			if out.Staff, err = tx.insertStaffUser(ctx, NewStaffUser{Username: in.Username, Role: RoleAdmin, PasswordHash: in.PasswordHash}); err != nil {
 				return err
 			}
 		}

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -13,6 +14,16 @@ type StaffUser struct {
 	PasswordHash string    `db:"password_hash"`
 	Role         string    `db:"role"`
 	CreatedAt    time.Time `db:"created_at"`
+	// MustChangePassword: the password is one-time (an admin set it); every
+	// console page leads to the password change until a new one is chosen.
+	MustChangePassword bool `db:"must_change_password"`
+	// DisabledAt is when an admin disabled the user: no sign-in since.
+	DisabledAt *time.Time `db:"disabled_at"`
+	// LastSignInAt is the last completed sign-in (both steps with 2FA).
+	LastSignInAt *time.Time `db:"last_sign_in_at"`
+	// TwoFactorSince is when two-factor sign-in (TOTP) was turned on; nil
+	// while it is off. The secret is read only where codes are checked.
+	TwoFactorSince *time.Time `db:"totp_enabled_at"`
 }
 
 // Staff roles (SPEC §16): an admin may do everything; a clerk runs the
@@ -26,45 +37,50 @@ const (
 // IsAdmin reports whether u has the admin role.
 func (u *StaffUser) IsAdmin() bool { return u.Role == RoleAdmin }
 
-// CreateStaffUser adds a console user with a bcrypt hash made by the caller.
-// Errors: validation_failed (bad or taken username).
+// Disabled reports whether an admin disabled u.
+func (u *StaffUser) Disabled() bool { return u.DisabledAt != nil }
+
+// TwoFactor reports whether u signs in with a TOTP code after the password.
+func (u *StaffUser) TwoFactor() bool { return u.TwoFactorSince != nil }
+
+// ValidRole reports whether role is a staff role.
+func ValidRole(role string) bool { return role == RoleAdmin || role == RoleClerk }
+
+// CreateStaffUser adds an admin whose password is not one-time (the
+// command line's users, the tests'), with a bcrypt hash made by the caller
+// (HashPassword). Errors: validation_failed (bad or taken username).
 func (s *Store) CreateStaffUser(ctx context.Context, username, passwordHash string) (*StaffUser, error) {
-	username, err := CheckUsername(username)
-	if err != nil {
-		return nil, err
-	}
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	u, err := tx.insertStaffUser(ctx, username, passwordHash)
-	if err != nil {
-		return nil, err
-	}
-	return u, tx.Commit()
+	return s.AddStaffUser(ctx, NewStaffUser{Username: username, Role: RoleAdmin, PasswordHash: passwordHash})
 }
 
-// insertStaffUser writes a console user whose username was checked.
-// Errors: validation_failed (taken).
-func (tx *Tx) insertStaffUser(ctx context.Context, username, passwordHash string) (*StaffUser, error) {
-	u := StaffUser{Username: username, PasswordHash: passwordHash, Role: RoleAdmin, CreatedAt: tx.now}
+// insertStaffUser writes a console user whose username and role were
+// checked. Errors: validation_failed (taken).
+func (tx *Tx) insertStaffUser(ctx context.Context, in NewStaffUser) (*StaffUser, error) {
+	u := StaffUser{Username: in.Username, PasswordHash: in.PasswordHash, Role: in.Role, CreatedAt: tx.now, MustChangePassword: in.OneTime}
+	if u.Role == "" {
+		u.Role = RoleAdmin
+	}
 	var n int
-	if err := tx.get(ctx, &n, `SELECT count(*) FROM staff_users WHERE username = $1`, username); err != nil {
+	if err := tx.get(ctx, &n, `SELECT count(*) FROM staff_users WHERE username = $1`, in.Username); err != nil {
 		return nil, fmt.Errorf("check username: %w", err)
 	}
 	if n > 0 {
 		return nil, Invalid("username", "is taken")
 	}
-	err := tx.get(ctx, &u.ID, `INSERT INTO staff_users (username, password_hash, created_at) VALUES ($1, $2, $3) RETURNING id`,
-		u.Username, u.PasswordHash, u.CreatedAt)
+	err := tx.get(ctx, &u.ID, `INSERT INTO staff_users (username, password_hash, role, must_change_password, created_at)
+		VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+		u.Username, u.PasswordHash, u.Role, u.MustChangePassword, u.CreatedAt)
 	if err != nil {
 		return nil, fmt.Errorf("create staff user: %w", err)
 	}
 	return &u, nil
 }
 
-const staffUserQuery = `SELECT id, username, password_hash, role, created_at FROM staff_users `
+// staffUserCols are the columns of a StaffUser (prefixed with u. where
+// staff_users is joined as u).
+const staffUserCols = `id, username, password_hash, role, created_at, must_change_password, disabled_at, last_sign_in_at, totp_enabled_at`
+
+const staffUserQuery = `SELECT ` + staffUserCols + ` FROM staff_users `
 
 var errNoSuchUser = Errorf(ENotFound, "No such user.")
 
@@ -136,4 +152,13 @@ func (s *Store) CountStaffUsers(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("count staff users: %w", err)
 	}
 	return n, nil
+}
+
+// staffUserColsOf is staffUserCols prefixed with a table alias.
+func staffUserColsOf(alias string) string {
+	cols := strings.Split(staffUserCols, ", ")
+	for i, c := range cols {
+		cols[i] = alias + "." + c
+	}
+	return strings.Join(cols, ", ")
 }

@@ -39,9 +39,11 @@ func (s *Store) FindStaffUserBySession(ctx context.Context, sessionID string) (*
 		return nil, Errorf(ENotFound, "Not signed in.")
 	}
 	var u StaffUser
-	err := s.get(ctx, &u, `SELECT u.id, u.username, u.password_hash, u.role, u.created_at
+	// A disabled user's sessions were ended when it was disabled; the
+	// condition keeps it so should one have been made since.
+	err := s.get(ctx, &u, `SELECT `+staffUserColsOf("u")+`
 		FROM staff_sessions ss JOIN staff_users u ON u.id = ss.staff_user_id
-		WHERE ss.id = $1 AND ss.expires_at > $2`, HashKey(sessionID), s.Now().UTC())
+		WHERE ss.id = $1 AND ss.expires_at > $2 AND u.disabled_at IS NULL`, HashKey(sessionID), s.Now().UTC())
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, Errorf(ENotFound, "Not signed in.")
 	}

@@ -42,6 +42,7 @@ func NewApp(h *Handler) (*fiber.App, error) {
 	con := console.New(console.Handler{
 		Store: h.Store, Sessions: h.Sessions, Limiter: h.Limiter, Shared: h.Shared, FormLimit: formLimit,
 		Proxies: h.Proxies, Events: h.Events, Logger: h.Logger, Now: h.Now, PhotoLimits: h.Config.PhotoLimits, Photos: photos,
+		TwoFactorRequired: h.Config.StaffTwoFactorRequired, PasswordCost: h.Config.PasswordCost,
 	})
 
 	var routes *web.Routes

@@ -32,6 +32,12 @@ type Config struct {
 	// SPEC §14's (photo.DefaultLimits). Tests under the race detector give
 	// the decode more time.
 	PhotoLimits photo.Limits
+	// StaffTwoFactorRequired: every staff user signs in with a TOTP code,
+	// and enrols at their next sign-in (PETSTORE_STAFF_2FA=required).
+	StaffTwoFactorRequired bool
+	// PasswordCost is the bcrypt cost of staff passwords set in the
+	// console; 0 is bcrypt's default. The tests' apps use the lowest.
+	PasswordCost int
 }
 
 // DefaultShopMaxOpenUnits is PETSTORE_SHOP_MAX_OPEN_UNITS' default (SPEC §11).

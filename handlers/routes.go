@@ -121,11 +121,19 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 	// Roles (SPEC §16): the admin option keeps a route to admins; a clerk
 	// gets the console's 403 page. API keys, bans, webhooks, the team and
 	// the audit log are the admins'.
+	//
+	// A user with a one-time password, or without 2FA where the store
+	// requires it (PETSTORE_STAFF_2FA), is sent to that step's page by
+	// every route but the ones marked with the step.
 	public, admin := console.Public(), console.Admin()
+	passwordStep, twoFactorStep := console.Setup(console.StepPassword), console.Setup(console.StepTwoFactor)
 	for _, rt := range []web.Route{
 		con.Route(get, "/login", con.LoginPage, public, console.Check(con.RequireDatabase)),
 		con.Route(post, "/login", con.Login, public, console.FormLimited()),
-		con.Route(post, "/logout", con.Logout),
+		// The second step of a two-factor sign-in: its guesses count like passwords.
+		con.Route(get, "/login/code", con.CodePage, public),
+		con.Route(post, "/login/code", con.CheckCode, public, console.FormLimited()),
+		con.Route(post, "/logout", con.Logout, passwordStep, twoFactorStep),
 		con.Route(get, "/", con.Dashboard),
 		// The event stream of SPEC §8 behind the console's sign-in, for the
 		// htmx SSE extension (the API's /api/events wants a staff API key).
@@ -176,6 +184,23 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 		con.Route(post, "/webhooks/:webhookId/test", con.TestWebhook, admin),
 		con.Route(post, "/webhooks/:webhookId/delete", con.DeleteWebhook, admin),
 		con.Route(post, "/webhooks/:webhookId/deliveries/:deliveryId/retry", con.RetryDelivery, admin),
+
+		// The team (SPEC §16): one-time passwords are shown in the answer
+		// that made them.
+		con.Route(get, "/team", con.Team, admin),
+		con.Route(post, "/team", con.AddStaff, admin),
+		con.Route(post, "/team/:staffId/role", con.SetStaffRole, admin),
+		con.Route(post, "/team/:staffId/password", con.ResetStaffPassword, admin),
+		con.Route(post, "/team/:staffId/disable", con.DisableStaff, admin),
+		con.Route(post, "/team/:staffId/enable", con.EnableStaff, admin),
+		con.Route(post, "/team/:staffId/2fa-off", con.TurnOffStaffTwoFactor, admin),
+
+		// Everyone's own account: the password (the forced change too) and 2FA.
+		con.Route(get, "/account", con.Account, passwordStep),
+		con.Route(post, "/account/password", con.ChangePassword, passwordStep),
+		con.Route(get, "/account/2fa", con.TwoFactorSetup, twoFactorStep),
+		con.Route(post, "/account/2fa", con.TurnOnTwoFactor, twoFactorStep),
+		con.Route(post, "/account/2fa/off", con.TurnOffTwoFactor),
 	} {
 		r.Add(rt)
 	}

@@ -187,12 +187,14 @@ func TestSweepForms(t *testing.T) {
 				t.Fatal(err)
 			}
 			hook, delivery := sweepWebhook(t, a)
+			member := a.AddStaffAs("sweep-"+handlerstest.Itoa(int64(i)), handlerstest.StaffPassword, db.RoleClerk)
 			valid := map[string]string{
 				"id":    handlerstest.Itoa(order.ID), // the storefront's /orders/:id/cancel
 				"petId": handlerstest.Itoa(pet.ID), "categoryId": handlerstest.Itoa(pet.CategoryID),
 				"keyId": handlerstest.Itoa(key.ID), "orderId": handlerstest.Itoa(order.ID),
 				"checkoutId": handlerstest.Itoa(checkout.ID), "photoId": handlerstest.Itoa(photo.ID),
 				"webhookId": handlerstest.Itoa(hook), "deliveryId": handlerstest.Itoa(delivery),
+				"staffId": handlerstest.Itoa(member.ID),
 			}
 			fields := map[string]string{
 				"name": "Sweep " + handlerstest.Itoa(int64(i)), "description": "Fine.", "role": db.RoleCustomer, "plan": db.PlanFree,

@@ -42,6 +42,7 @@ var statusOf = map[string]int{
 	db.ETooManyPhotos:         http.StatusConflict,
 	db.ETooManyWebhooks:       http.StatusConflict,
 	db.EWebhookDisabled:       http.StatusConflict,
+	db.ELastAdmin:             http.StatusConflict,
 	EEndpointSunset:           http.StatusGone,
 	EPayloadTooLarge:          http.StatusRequestEntityTooLarge,
 	EUnsupportedMediaType:     http.StatusUnsupportedMediaType,

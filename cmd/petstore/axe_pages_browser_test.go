@@ -127,6 +127,49 @@ func TestAxeBrowserConsole(t *testing.T) {
 	page("missing page", "/staff/no-such-page")
 }
 
+// TestAxeBrowserConsoleTeam walks the pages of SPEC §16: the Team page
+// (and a user just added, its one-time password shown), the Account page,
+// turning two-factor sign-in on (refused, then the recovery codes), the
+// sign-in's code step (and a refused code), and the password change a
+// one-time password leads to (and a refused one).
+func TestAxeBrowserConsoleTeam(t *testing.T) {
+	ts := startServer(t)
+	ctx := newBrowser(t, true)
+	cb := &consoleBrowser{t: t, ctx: ctx, ts: ts}
+	page := func(name, path string) {
+		t.Helper()
+		cb.navigate(chromedp.Navigate(ts.URL + path))
+		cb.waitJS(`document.readyState === "complete" && !!window.htmx`)
+		wantAxeClean(t, ctx, name)
+	}
+	cb.signIn()
+	page("team", "/staff/team")
+	oneTime := cb.addStaff("bob")
+	wantAxeClean(t, ctx, "team, a user added")
+	page("account", "/staff/account")
+	page("two-factor setup", "/staff/account/2fa")
+	cb.typeCode("000000", "enrol-submit")
+	cb.waitJS(`!!document.querySelector("#code-error")`)
+	wantAxeClean(t, ctx, "two-factor setup, a refused code")
+	cb.enrolTwoFactor()
+	wantAxeClean(t, ctx, "recovery codes")
+	page("account with two-factor sign-in", "/staff/account")
+	cb.logout()
+	cb.login("alice", "a long staff password")
+	cb.waitJS(`location.pathname === "/staff/login/code"`)
+	wantAxeClean(t, ctx, "sign-in code")
+	cb.typeCode("000000", "code-submit")
+	cb.waitJS(`!!document.querySelector("#code-error")`)
+	wantAxeClean(t, ctx, "sign-in code, refused")
+	cb.navigate(chromedp.Navigate(ts.URL + "/staff/login"))
+	cb.login("bob", oneTime)
+	cb.waitJS(`!!document.querySelector('[data-testid="forced-change"]')`)
+	wantAxeClean(t, ctx, "forced password change")
+	cb.changePassword("not it", "short")
+	cb.waitJS(`!!document.querySelector("#current-password-error")`)
+	wantAxeClean(t, ctx, "forced password change, refused")
+}
+
 // addPhotos gives a pet n photos, processed as an upload is, each wide
 // enough to have all three sizes. The processing gets minutes, not the
 // server's 10 s: under the race detector on a busy machine it is slow.

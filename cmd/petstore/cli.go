@@ -44,8 +44,8 @@ var commands = []*command{
 	{name: "keys revoke", synopsis: "ID", summary: "revoke an API key", operands: []string{"ID"}, define: defineKeysRevoke},
 	{
 		name:     "staff create",
-		synopsis: "--username U [--password-stdin]",
-		summary:  "create a staff user; prints a generated password last unless one comes on stdin",
+		synopsis: "--username U [--role admin|clerk] [--password-stdin]",
+		summary:  "create a staff user (an admin unless --role clerk); prints a generated password last unless one comes on stdin",
 		define:   defineStaffCreate,
 	},
 }
@@ -56,7 +56,8 @@ Every command reads DATABASE_URL: empty means sqlite:var/petstore.db, relative
 to the current folder. The other settings are environment variables too:
 PETSTORE_ADDR, REDIS_URL, SESSION_KEYS, PETSTORE_SUNSET, PETSTORE_BAN_STRIKES,
 PETSTORE_BAN_DURATION, TRUSTED_PROXIES, LOG_LEVEL, PETSTORE_SHOP_MAX_OPEN_UNITS,
-PETSTORE_CURRENCY, PETSTORE_METRICS_ADDR, PETSTORE_PPROF_ADDR (see README.md).
+PETSTORE_CURRENCY, PETSTORE_METRICS_ADDR, PETSTORE_PPROF_ADDR, PETSTORE_STAFF_2FA
+(see README.md).
 `
 
 // usage lists the commands whose names start with prefix ("" for all).

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"petstore/db"
 	"petstore/db/dbtest"
 )
 
@@ -40,6 +41,7 @@ func TestBadConfigNamesTheVariable(t *testing.T) {
 		"PETSTORE_ADDR":         "8080",
 
 		"PETSTORE_SHOP_MAX_OPEN_UNITS": "0",
+		"PETSTORE_STAFF_2FA":           "yes",
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := runCLI(t, map[string]string{name: value}, "", "migrate")
@@ -109,6 +111,31 @@ func TestCommands(t *testing.T) {
 	}
 	if _, err := runCLI(t, vars, "short\n", "staff", "create", "--username", "carol", "--password-stdin"); err == nil {
 		t.Fatal("a 5-byte password was accepted")
+	}
+	// Roles (SPEC §16): admin by default, clerk when asked; each user made
+	// is in the audit log with the command line as its actor.
+	if _, err := runCLI(t, vars, "", "staff", "create", "--username", "cleo", "--role", "clerk"); err != nil {
+		t.Fatalf("staff create --role clerk: %v", err)
+	}
+	if _, err := runCLI(t, vars, "", "staff", "create", "--username", "root", "--role", "owner"); err == nil {
+		t.Fatal("--role owner was accepted")
+	}
+	s := dbtest.OpenURL(t, vars["DATABASE_URL"])
+	for name, role := range map[string]string{"alice": db.RoleAdmin, "bob": db.RoleAdmin, "cleo": db.RoleClerk} {
+		u, err := s.FindStaffUserByUsername(context.Background(), name)
+		if err != nil || u.Role != role || u.MustChangePassword {
+			t.Fatalf("%s = %+v, %v; want a %s whose password is not one-time", name, u, err, role)
+		}
+	}
+	var audit []struct {
+		ActorType string `db:"actor_type"`
+		Changes   string `db:"changes"`
+	}
+	if err := s.DB().Select(&audit, `SELECT actor_type, changes FROM audit_log WHERE action = 'staff.create' ORDER BY id`); err != nil {
+		t.Fatal(err)
+	}
+	if len(audit) != 3 || audit[2].ActorType != db.ActorCLI || !strings.Contains(audit[2].Changes, `"role":[null,"clerk"]`) {
+		t.Fatalf("audit of staff create = %+v", audit)
 	}
 	if _, err := runCLI(t, vars, "", "frobnicate"); err == nil {
 		t.Fatal("an unknown command was accepted")

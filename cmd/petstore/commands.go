@@ -11,13 +11,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
-
-	"golang.org/x/crypto/bcrypt"
 
 	"petstore/db"
 )
@@ -163,6 +162,7 @@ func defineKeysRevoke(*flag.FlagSet) action {
 
 func defineStaffCreate(fs *flag.FlagSet) action {
 	username := fs.String("username", "", "login name (required)")
+	role := fs.String("role", db.RoleAdmin, "admin or clerk")
 	fromStdin := fs.Bool("password-stdin", false, "read the password (8 to 72 bytes) from the first line of standard input")
 	return func(ctx context.Context, r *runner, operands []string) error {
 		password, generated := "", false
@@ -182,8 +182,18 @@ func defineStaffCreate(fs *flag.FlagSet) action {
 			}
 			generated = true
 		}
+		if !db.ValidRole(*role) {
+			return &usageError{msg: "staff create: --role must be admin or clerk"}
+		}
 		return withStore(func(ctx context.Context, r *runner, s *db.Store, _ []string) error {
-			if _, err := createStaff(ctx, s, *username, password); err != nil {
+			// The operator at the server's command line: the audit log's
+			// actor {type: cli}, named by the operating system's user.
+			ctx = db.WithOrigin(ctx, db.Origin{Actor: db.CLIActor(osUser())})
+			hash, err := db.HashPassword(password)
+			if err != nil {
+				return err
+			}
+			if _, err := s.AddStaffUser(ctx, db.NewStaffUser{Username: *username, Role: *role, PasswordHash: hash}); err != nil {
 				return err
 			}
 			fmt.Fprintf(r.stdout, "staff user %q created\n", strings.TrimSpace(*username))
@@ -196,7 +206,7 @@ func defineStaffCreate(fs *flag.FlagSet) action {
 	}
 }
 
-// createStaff stores a staff user with a bcrypt hash of password.
+// createStaff stores an admin with a hash of password (db.HashPassword).
 func createStaff(ctx context.Context, store *db.Store, username, password string) (*db.StaffUser, error) {
 	hash, err := hashPassword(password)
 	if err != nil {
@@ -206,12 +216,15 @@ func createStaff(ctx context.Context, store *db.Store, username, password string
 }
 
 // hashPassword is the stored form of a staff password.
-func hashPassword(password string) (string, error) {
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
-	if err != nil {
-		return "", fmt.Errorf("hash password: %w", err)
+func hashPassword(password string) (string, error) { return db.HashPassword(password) }
+
+// osUser names the operating system's user running the command, for the
+// audit log ("" when unknown: the actor is then "cli").
+func osUser() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
 	}
-	return string(hash), nil
+	return ""
 }
 
 func generatePassword() (string, error) {

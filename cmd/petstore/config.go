@@ -69,6 +69,10 @@ type Config struct {
 	// and link-local addresses (PETSTORE_WEBHOOK_ALLOW_PRIVATE=true), which
 	// are refused otherwise: for development and tests.
 	WebhookAllowPrivate bool
+	// StaffTwoFactorRequired makes every staff user sign in with a TOTP
+	// code, enrolling at their next sign-in (PETSTORE_STAFF_2FA=required;
+	// "optional", the default, leaves it to each user).
+	StaffTwoFactorRequired bool
 }
 
 // configError names the variable at fault, so a bad start is one clear line.
@@ -181,6 +185,13 @@ func LoadConfig(getenv func(string) string) (*Config, error) {
 			return nil, bad("PETSTORE_WEBHOOK_ALLOW_PRIVATE", errors.New("must be true or false"))
 		}
 		c.WebhookAllowPrivate = allow
+	}
+	switch v := getenv("PETSTORE_STAFF_2FA"); v {
+	case "", "optional":
+	case "required":
+		c.StaffTwoFactorRequired = true
+	default:
+		return nil, bad("PETSTORE_STAFF_2FA", errors.New("must be optional or required"))
 	}
 	if v := getenv("LOG_LEVEL"); v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {

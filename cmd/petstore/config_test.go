@@ -46,3 +46,12 @@ func TestCurrencyConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestStaffTwoFactorConfig(t *testing.T) {
+	for v, want := range map[string]bool{"": false, "optional": false, "required": true} {
+		cfg, err := LoadConfig(env(map[string]string{"PETSTORE_STAFF_2FA": v}))
+		if err != nil || cfg.StaffTwoFactorRequired != want {
+			t.Fatalf("PETSTORE_STAFF_2FA=%q: %v, %v; want %v", v, cfg, err, want)
+		}
+	}
+}

@@ -87,7 +87,7 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 		Store: store, Limiter: limiter, Shared: shared, Proxies: cfg.Proxies, Logger: logger, Events: s.Hub,
 		Sessions: browser.NewSessions(cfg.SessionKeys), Metrics: metrics,
 		Config: handlers.Config{Deprecated: cfg.Deprecated, Sunset: cfg.Sunset, ShopMaxOpenUnits: cfg.ShopMaxOpenUnits,
-			MetricsElsewhere: cfg.MetricsAddr != ""},
+			MetricsElsewhere: cfg.MetricsAddr != "", StaffTwoFactorRequired: cfg.StaffTwoFactorRequired},
 		Now: now, Load: &web.Load{},
 	}
 	if s.App, err = handlers.NewApp(h); err != nil {

@@ -3,12 +3,12 @@ package console
 import (
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"golang.org/x/crypto/bcrypt"
 
 	"petstore/db"
 	view "petstore/views/console"
@@ -32,14 +32,15 @@ type staffLocal struct{}
 
 // dummyHash is compared against when the username is unknown, so a wrong
 // username takes as long as a wrong password.
-var dummyHash = sync.OnceValue(func() []byte {
-	h, _ := bcrypt.GenerateFromPassword([]byte("petstore: no such user"), bcrypt.DefaultCost)
+var dummyHash = sync.OnceValue(func() string {
+	h, _ := db.HashPassword("petstore: no such user")
 	return h
 })
 
 // signedIn returns the staff user the request's console session signs in,
-// nil when it signs in no one: no session id, or one that was signed out
-// or expired (on any instance). One query.
+// nil when it signs in no one: no session id, or one that was signed out,
+// ended (the user disabled, reset, demoted) or expired, on any instance.
+// One query.
 func (h *Handler) signedIn(c *fiber.Ctx) (*db.StaffUser, error) {
 	sess, err := h.session(c)
 	if err != nil {
@@ -56,33 +57,49 @@ func (h *Handler) signedIn(c *fiber.Ctx) (*db.StaffUser, error) {
 	return u, err
 }
 
-// RequireStaff lets signed-in staff through and sends everyone else to the
-// sign-in page (htmx requests by HX-Redirect, as a redirect would be
-// swapped into the page).
-func (h *Handler) RequireStaff(c *fiber.Ctx) error {
-	u, err := h.signedIn(c)
-	if err != nil {
-		return err
-	}
-	if u != nil {
+// RequireStaff is the sign-in check of a route that serves users in the
+// middle of steps (Setup): it lets signed-in staff through, sends everyone
+// else to the sign-in page (htmx requests by HX-Redirect, as a redirect
+// would be swapped into the page), and a user who must first take a step
+// to that step's page.
+func (h *Handler) RequireStaff(steps ...Step) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		u, err := h.signedIn(c)
+		if err != nil {
+			return err
+		}
+		if u == nil {
+			target := "/staff/login"
+			if c.Method() == fiber.MethodGet && !web.IsHTMX(c) && c.Path() != "/staff" {
+				target += "?next=" + url.QueryEscape(c.OriginalURL())
+			}
+			return sendTo(c, target, fiber.StatusUnauthorized)
+		}
 		c.Locals(staffLocal{}, u)
-		c.SetUserContext(db.WithOrigin(c.UserContext(), db.Origin{
-			Actor: db.StaffActor(u.ID, u.Username), RequestID: web.RequestID(c), IP: web.ClientIP(c, h.Proxies),
-		}))
+		c.SetUserContext(db.WithOrigin(c.UserContext(), h.origin(c, db.StaffActor(u.ID, u.Username))))
+		if step := h.stepOf(u); step != StepNone && !slices.Contains(steps, step) {
+			return sendTo(c, step.page(), fiber.StatusForbidden)
+		}
 		return c.Next()
 	}
-	target := "/staff/login"
-	if c.Method() == fiber.MethodGet && !web.IsHTMX(c) && c.Path() != "/staff" {
-		target += "?next=" + url.QueryEscape(c.OriginalURL())
-	}
+}
+
+// sendTo sends the browser to target: a 303, or for htmx an HX-Redirect;
+// an event stream, which follows nothing, gets status.
+func sendTo(c *fiber.Ctx, target string, status int) error {
 	if web.IsHTMX(c) {
 		c.Set("HX-Redirect", target)
-		return c.SendStatus(fiber.StatusUnauthorized)
+		return c.SendStatus(status)
 	}
 	if web.IsStreaming(c) {
-		return c.SendStatus(fiber.StatusUnauthorized)
+		return c.SendStatus(status)
 	}
 	return c.Redirect(target, fiber.StatusSeeOther)
+}
+
+// origin is where the request's changes come from, for the audit log.
+func (h *Handler) origin(c *fiber.Ctx, a db.Actor) db.Origin {
+	return db.Origin{Actor: a, RequestID: web.RequestID(c), IP: web.ClientIP(c, h.Proxies)}
 }
 
 // currentStaff is the signed-in user (after RequireStaff).
@@ -153,6 +170,9 @@ func (h *Handler) Login(c *fiber.Ctx) error {
 	}
 	if failures > loginMaxFailures {
 		h.Logger.Warn("staff sign-in refused: locked", "user", v.Username, "ip", ip)
+		if err := h.Store.AuditSignInFailure(ctx, h.origin(c, db.Actor{}), v.Username, nil, "locked"); err != nil {
+			return err
+		}
 		return fail(fiber.StatusTooManyRequests, lockedMessage)
 	}
 	u, err := h.Store.FindStaffUserByUsername(ctx, v.Username)
@@ -161,34 +181,51 @@ func (h *Handler) Login(c *fiber.Ctx) error {
 	}
 	hash := dummyHash()
 	if u != nil {
-		hash = []byte(u.PasswordHash)
+		hash = u.PasswordHash
 	}
-	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || u == nil {
+	if !db.PasswordMatches(hash, password) || u == nil {
+		if err := h.Store.AuditSignInFailure(ctx, h.origin(c, db.Actor{}), v.Username, u, "password"); err != nil {
+			return err
+		}
 		if failures == loginMaxFailures {
 			h.Logger.Warn("staff sign-in locked after repeated failures", "user", v.Username, "ip", ip)
 			return fail(fiber.StatusUnauthorized, "Wrong username or password. "+lockingMessage)
 		}
 		return fail(fiber.StatusUnauthorized, "Wrong username or password.")
 	}
-	if err := h.Store.ClearLoginFailures(ctx, v.Username, ip); err != nil {
-		return err
+	if u.Disabled() {
+		if err := h.Store.AuditSignInFailure(ctx, h.origin(c, db.Actor{}), v.Username, u, "disabled"); err != nil {
+			return err
+		}
+		return fail(fiber.StatusForbidden, db.ErrStaffDisabled.Message)
 	}
+	if u.TwoFactor() {
+		// The password was right; the sign-in waits for the code. The
+		// attempt stays counted as a failure until the code is right too,
+		// so that password and code guesses share the lockout.
+		return h.awaitCode(c, u, v.Next)
+	}
+	return h.startSession(c, u, ip, v.Next)
+}
+
+// startSession signs u in (db.Store.StartStaffSession: the session, the
+// last sign-in, the failures forgotten, the audit entry) and goes on to
+// next.
+func (h *Handler) startSession(c *fiber.Ctx, u *db.StaffUser, ip, next string) error {
 	sess, err := h.session(c)
 	if err != nil {
 		return err
 	}
 	// Signing in again ends the sign-in this cookie held, so that no copy
 	// of the old cookie outlives the next sign-out.
-	if old := sess.Value(keyStaffSession); old != "" {
-		if err := h.Store.EndStaffSession(ctx, old); err != nil {
-			return err
-		}
-	}
-	sid, err := h.Store.CreateStaffSession(ctx, u.ID, sessionTTL)
+	sid, err := h.Store.StartStaffSession(c.UserContext(), db.SignIn{
+		User: u, TTL: sessionTTL, Bucket: ip, Replace: sess.Value(keyStaffSession), Origin: h.origin(c, db.Actor{}),
+	})
 	if err != nil {
 		return err
 	}
 	sess.Set(keyStaffSession, sid)
+	sess.Delete(keyPendingSignIn)
 	// A new CSRF token for the signed-in session (browser.CSRF makes one
 	// on the next request): a token seen before signing in is worth nothing.
 	sess.RenewCSRF()
@@ -196,7 +233,7 @@ func (h *Handler) Login(c *fiber.Ctx) error {
 		return err
 	}
 	h.Logger.Info("staff signed in", "user", u.Username, "ip", ip)
-	return c.Redirect(safeNext(v.Next), fiber.StatusSeeOther)
+	return c.Redirect(safeNext(next), fiber.StatusSeeOther)
 }
 
 // Messages of the lockout: on the failure that locks, and while locked.

@@ -28,7 +28,10 @@ func (h *Handler) Dashboard(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v := view.DashboardView{Counts: counts, LowStock: low, LowStockMax: lowStockMax, Recent: recent}
+	v := view.DashboardView{Counts: counts, LowStock: low, LowStockMax: lowStockMax, Recent: recent, KeysHref: "/staff/usage"}
+	if currentStaff(c).IsAdmin() {
+		v.KeysHref = "/staff/keys"
+	}
 	if web.IsHTMX(c) {
 		return web.Render(c, nil, view.DashboardPanels(v))
 	}

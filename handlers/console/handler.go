@@ -40,12 +40,27 @@ type Handler struct {
 	// Photos processes photo uploads, shared with the API (required for
 	// the upload route).
 	Photos *photo.Worker
+	// PasswordCost is the bcrypt cost of the passwords the console sets;
+	// 0 is bcrypt's default (the tests' apps use the lowest).
+	PasswordCost int
+	// TwoFactorRequired: every staff user must sign in with two-factor
+	// sign-in, and one without it enrols before any other page
+	// (PETSTORE_STAFF_2FA=required).
+	TwoFactorRequired bool
 	// FormLimit counts sign-in posts per client address (browser.WebLimit),
 	// in the bucket the shop's forms share.
 	FormLimit fiber.Handler
 
 	surface *web.Surface
 	csrf    fiber.Handler
+}
+
+// hashPassword is the stored form of a password the console sets.
+func (h *Handler) hashPassword(password string) (string, error) {
+	if h.PasswordCost == 0 {
+		return db.HashPassword(password)
+	}
+	return db.HashPasswordCost(password, h.PasswordCost)
 }
 
 // Words of the 503 page (SPEC §2: the database is unavailable) for staff;

@@ -22,6 +22,7 @@ type routeOptions struct {
 	body      int64
 	streaming bool
 	admin     bool
+	steps     []Step
 }
 
 // Public: the route needs no signed-in staff user (the sign-in page and form).
@@ -30,6 +31,13 @@ func Public() Option { return func(o *routeOptions) { o.public = true } }
 // Admin: only staff with the admin role may use the route (SPEC §16); a
 // clerk gets the console's 403 page.
 func Admin() Option { return func(o *routeOptions) { o.admin = true } }
+
+// Setup: the route also serves a signed-in user who must first take one of
+// steps (choose their own password, turn on two-factor sign-in), whom
+// every other route sends to the step's page.
+func Setup(steps ...Step) Option {
+	return func(o *routeOptions) { o.steps = append(o.steps, steps...) }
+}
 
 // FormLimited: the route's posts count against the per-IP form limit
 // before any database lookup or bcrypt (the sign-in form).
@@ -66,7 +74,7 @@ func (h *Handler) Route(method, path string, handler fiber.Handler, opts ...Opti
 		chain = append(chain, h.FormLimit)
 	}
 	if !o.public {
-		chain = append(chain, h.RequireStaff)
+		chain = append(chain, h.RequireStaff(o.steps...))
 	}
 	if o.admin {
 		chain = append(chain, requireAdmin)

@@ -24,7 +24,7 @@ func (h *Handler) Usage(c *fiber.Ctx) error {
 	if !slices.Contains(usageSorts, sort) {
 		return web.BadParam("sort", "must be one of %s", strings.Join(usageSorts, ", "))
 	}
-	v := view.UsageView{CSRF: browser.CSRFToken(c), Now: h.Now(), Sort: sort}
+	v := view.UsageView{CSRF: browser.CSRFToken(c), Now: h.Now(), Sort: sort, Admin: currentStaff(c).IsAdmin()}
 	for page := (db.Page{Limit: db.MaxLimit}); ; {
 		keys, more, err := h.Store.FindAPIKeys(ctx, page)
 		if err != nil {

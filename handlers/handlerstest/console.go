@@ -62,3 +62,34 @@ func (a *App) BanKey(plain string, perMinute int64, strikes int) {
 	}
 	a.Do(Req{Method: "GET", Path: "/api/pets", Key: plain}).Want(a.T, 403, "api_key_banned")
 }
+
+// AddStaffAs creates a console user with a role (db.RoleAdmin,
+// db.RoleClerk), its password not one-time.
+func (a *App) AddStaffAs(username, password, role string) *db.StaffUser {
+	a.T.Helper()
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
+	if err != nil {
+		a.T.Fatal(err)
+	}
+	u, err := a.Store.AddStaffUser(context.Background(), db.NewStaffUser{Username: username, Role: role, PasswordHash: string(hash)})
+	if err != nil {
+		a.T.Fatalf("create staff user: %v", err)
+	}
+	return u
+}
+
+// SignInAs is a browser signed in as a fresh user with that role and
+// StaffPassword.
+func (a *App) SignInAs(t *testing.T, username, role string) (*Browser, *db.StaffUser) {
+	t.Helper()
+	u := a.AddStaffAs(username, StaffPassword, role)
+	b := a.Browser(t)
+	// Follow the redirects as a browser does (to the step a user must take
+	// first, when there is one): signing in renews the CSRF token.
+	p := b.Follow(b.Login(username, StaffPassword).WantStatus(http.StatusSeeOther))
+	for i := 0; i < 3 && p.Status == http.StatusSeeOther; i++ {
+		p = b.Follow(p)
+	}
+	p.WantStatus(http.StatusOK)
+	return b, u
+}

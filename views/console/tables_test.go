@@ -33,6 +33,10 @@ func TestTablesStackOnPhones(t *testing.T) {
 		"dashboard": viewstest.Parse(t, DashboardPage(ch, DashboardView{Counts: &db.Dashboard{Pets: map[string]int{}, Currency: "EUR"},
 			LowStock: []*db.Pet{pet}, LowStockMax: 3, Recent: []*db.ConsoleOrder{order}})),
 		"usage": viewstest.Parse(t, UsagePage(ch, UsageView{Now: now, Sort: "name", Rows: []UsageRow{{Key: key, MinuteLimit: 60, DayLimit: 1000}}})),
+		"team": viewstest.Parse(t, TeamPage(ch, TeamView{Me: 1, Rows: []*db.StaffUser{
+			{ID: 1, Username: "alice", Role: db.RoleAdmin, LastSignInAt: &now},
+			{ID: 2, Username: "bob", Role: db.RoleClerk, TwoFactorSince: &now, DisabledAt: &now, MustChangePassword: true},
+		}})),
 	}
 	for name, doc := range docs {
 		tables := doc.Find("main table")

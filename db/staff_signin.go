@@ -1,0 +1,97 @@
+package db
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"time"
+)
+
+// SignIn is a completed console sign-in: what StartStaffSession needs.
+type SignIn struct {
+	User *StaffUser
+	// TTL is how long the session lasts.
+	TTL time.Duration
+	// Bucket is the client's sign-in bucket (its address, an IPv6 client's
+	// /64), whose failures for the username are forgotten.
+	Bucket string
+	// Replace is the session id the browser's cookie held, if any: it ends,
+	// so no copy of the old cookie outlives the next sign-out.
+	Replace string
+	// Origin is the request's id and client address, for the audit log
+	// (its actor is the user).
+	Origin Origin
+}
+
+// StartStaffSession completes a sign-in in one transaction: the session
+// (its id returned for the cookie), the user's last sign-in, its failures
+// from the bucket forgotten and signin.success audited with the origin of
+// the request. A user disabled since the password was checked is refused.
+// Errors: forbidden (disabled).
+func (s *Store) StartStaffSession(ctx context.Context, in SignIn) (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("random session id: %w", err)
+	}
+	sid := base64.RawURLEncoding.EncodeToString(b)
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer tx.Rollback()
+	res, err := tx.exec(ctx, `UPDATE staff_users SET last_sign_in_at = $1 WHERE id = $2 AND disabled_at IS NULL`, tx.now, in.User.ID)
+	if err != nil {
+		return "", fmt.Errorf("record sign-in: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return "", fmt.Errorf("record sign-in: %w", err)
+	} else if n == 0 {
+		return "", ErrStaffDisabled
+	}
+	if in.Replace != "" {
+		if _, err := tx.exec(ctx, `DELETE FROM staff_sessions WHERE id = $1`, HashKey(in.Replace)); err != nil {
+			return "", fmt.Errorf("end staff session: %w", err)
+		}
+	}
+	if _, err := tx.exec(ctx, `INSERT INTO staff_sessions (id, staff_user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
+		HashKey(sid), in.User.ID, tx.now, tx.now.Add(in.TTL)); err != nil {
+		return "", fmt.Errorf("create staff session: %w", err)
+	}
+	if _, err := tx.exec(ctx, `DELETE FROM login_failures WHERE username = $1 AND client_ip = $2`, in.User.Username, in.Bucket); err != nil {
+		return "", fmt.Errorf("clear login failures: %w", err)
+	}
+	o := in.Origin
+	o.Actor = StaffActor(in.User.ID, in.User.Username)
+	if err := tx.writeAudit(o, "signin.success", TargetID("staff", in.User.ID), nil); err != nil {
+		return "", err
+	}
+	return sid, tx.Commit()
+}
+
+// ErrStaffDisabled refuses a disabled user's sign-in.
+var ErrStaffDisabled = Errorf(EForbidden, "This account is disabled. Ask an admin to enable it.")
+
+// SignInFailureActor is the actor of a failed sign-in (SPEC §16): the
+// username tried, with the user's id when there is such a user.
+func SignInFailureActor(username string, u *StaffUser) Actor {
+	a := Actor{Type: ActorStaff, Name: username}
+	if u != nil {
+		a.ID = StaffActor(u.ID, u.Username).ID
+	}
+	return a
+}
+
+// AuditSignInFailure records a refused sign-in of username (u when there
+// is such a user) made from o's request, and why (reason: "password",
+// "code", "locked", "disabled"), in a transaction of its own.
+func (s *Store) AuditSignInFailure(ctx context.Context, o Origin, username string, u *StaffUser, reason string) error {
+	o.Actor = SignInFailureActor(username, u)
+	target := Target{Type: "staff"}
+	if u != nil {
+		target = TargetID("staff", u.ID)
+	}
+	ch := Changes{}
+	ch.Set("reason", nil, reason)
+	return s.Audit(WithOrigin(ctx, o), "signin.failure", target, ch)
+}
