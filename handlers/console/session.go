@@ -61,6 +61,7 @@ func (h *Handler) chrome(c *fiber.Ctx, title, nav string) (view.Chrome, error) {
 	ch := view.Chrome{Title: title, Nav: nav, CSRF: browser.CSRFToken(c)}
 	if u := currentStaff(c); u != nil {
 		ch.User = u.Username
+		ch.Admin = u.IsAdmin()
 	}
 	ch.RedisDown = h.Shared != nil && !h.Shared.Healthy()
 	f, err := h.takeFlash(c, pageFlash)
