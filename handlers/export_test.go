@@ -90,8 +90,8 @@ func TestOrdersExport(t *testing.T) {
 		if got := r.Header.Get("Cache-Control"); got != "private, no-store" {
 			t.Errorf("Cache-Control = %q, want private, no-store", got)
 		}
-		if !strings.Contains(string(r.Body), "\r\n") || strings.Contains(strings.ReplaceAll(string(r.Body), "\r\n", ""), "\n\"") {
-			t.Errorf("records do not end in CRLF:\n%q", r.Body)
+		if !strings.HasPrefix(string(r.Body), strings.Join(ordercsv.Header, ",")+"\r\n") || !strings.HasSuffix(string(r.Body), "\r\n") {
+			t.Errorf("records do not end in CRLF (RFC 4180):\n%q", r.Body)
 		}
 		rows := readCSV(t, r.Body)
 		var got []int64

@@ -33,6 +33,8 @@ func TestTablesStackOnPhones(t *testing.T) {
 		"dashboard": viewstest.Parse(t, DashboardPage(ch, DashboardView{Counts: &db.Dashboard{Pets: map[string]int{}, Currency: "EUR"},
 			LowStock: []*db.Pet{pet}, LowStockMax: 3, Recent: []*db.ConsoleOrder{order}})),
 		"usage": viewstest.Parse(t, UsagePage(ch, UsageView{Now: now, Sort: "name", Rows: []UsageRow{{Key: key, MinuteLimit: 60, DayLimit: 1000}}})),
+		"audit": viewstest.Parse(t, AuditPage(ch, AuditView{Entries: []*db.AuditEntry{{ID: 1, At: now, Actor: db.StaffActor(1, "alice"),
+			Action: "pet.price", Target: db.TargetID("pet", 7), Changes: []byte(`{"price":["1.00","2.00"]}`), RequestID: "r", IP: "192.0.2.1"}}})),
 	}
 	for name, doc := range docs {
 		tables := doc.Find("main table")

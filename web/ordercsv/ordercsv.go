@@ -80,6 +80,7 @@ func Send(c *fiber.Ctx, store *db.Store, logger *slog.Logger, r db.DateRange) er
 	c.Set("X-Content-Type-Options", "nosniff")
 	c.Status(fiber.StatusOK)
 	serverDone := c.Context().Done() // closed when the server shuts down
+	conn := c.Context().Conn()
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -90,22 +91,37 @@ func Send(c *fiber.Ctx, store *db.Store, logger *slog.Logger, r db.DateRange) er
 			case <-ctx.Done():
 			}
 		}()
-		if err := write(ctx, w, store, r); err != nil && logger != nil {
+		// The server's write deadline was set once, for the whole answer:
+		// each batch gets BatchWriteTimeout of its own instead, so a long
+		// export goes on while the client reads, and one that stopped
+		// reading is cut off.
+		extend := func() {
+			if conn != nil {
+				_ = conn.SetWriteDeadline(time.Now().Add(BatchWriteTimeout))
+			}
+		}
+		if err := write(ctx, w, store, r, extend); err != nil && logger != nil {
 			logger.Warn("orders export ended early", "range", r.String(), "err", err)
 		}
 	})
 	return nil
 }
 
+// BatchWriteTimeout is how long the client may take to receive one batch
+// of an export.
+const BatchWriteTimeout = 30 * time.Second
+
 // write writes the header and every order of r to w, flushing after each
-// batch so the client receives it while the next is read.
-func write(ctx context.Context, w *bufio.Writer, store *db.Store, r db.DateRange) error {
+// batch so the client receives it while the next is read; extend is called
+// before each batch is written.
+func write(ctx context.Context, w *bufio.Writer, store *db.Store, r db.DateRange, extend func()) error {
 	cw := csv.NewWriter(w)
 	cw.UseCRLF = true // RFC 4180 ends records with CRLF
 	if err := cw.Write(Header); err != nil {
 		return err
 	}
 	err := store.ExportOrders(ctx, r, func(batch []*db.ExportedOrder) error {
+		extend()
 		for _, o := range batch {
 			if err := cw.Write(Record(o)); err != nil {
 				return err
