@@ -39,14 +39,16 @@ const exportFrom = ` FROM orders o JOIN pets p ON p.id = o.pet_id LEFT JOIN chec
 // ExportOrders hands fn the orders placed within r (whole days in UTC), in
 // the order they were placed (by time, then id), ExportBatch at a time:
 // each batch is one query continuing after the last row of the one
-// before (keyset on the orders_created index), so memory stays that of
-// one batch. fn's error stops the export and is returned.
+// before (keyset on the orders_created index, which each query enters at
+// the last row's time, so no batch reads the rows of the ones before), so
+// memory stays that of one batch. fn's error stops the export and is
+// returned.
 func (s *Store) ExportOrders(ctx context.Context, r DateRange, fn func([]*ExportedOrder) error) error {
 	first := `SELECT ` + exportCols + exportFrom + `
 		WHERE o.created_at >= $1 AND o.created_at < $2
 		ORDER BY o.created_at, o.id LIMIT ` + strconv.Itoa(ExportBatch)
 	next := `SELECT ` + exportCols + exportFrom + `
-		WHERE o.created_at >= $1 AND o.created_at < $2 AND (o.created_at > $3 OR (o.created_at = $3 AND o.id > $4))
+		WHERE o.created_at >= $1 AND o.created_at < $2 AND (o.created_at > $1 OR o.id > $3)
 		ORDER BY o.created_at, o.id LIMIT ` + strconv.Itoa(ExportBatch)
 	var last *ExportedOrder
 	batch := make([]*ExportedOrder, 0, ExportBatch)
@@ -56,7 +58,7 @@ func (s *Store) ExportOrders(ctx context.Context, r DateRange, fn func([]*Export
 		if last == nil {
 			err = s.sel(ctx, &batch, first, r.Start(), r.End())
 		} else {
-			err = s.sel(ctx, &batch, next, r.Start(), r.End(), last.PlacedAt, last.ID)
+			err = s.sel(ctx, &batch, next, last.PlacedAt, r.End(), last.ID)
 		}
 		if err != nil {
 			return fmt.Errorf("export orders: %w", err)

@@ -129,10 +129,10 @@ func TestAuditPage(t *testing.T) {
 		}
 		d1 := day2.AddDate(0, 0, -1).Format(time.DateOnly)
 		for q, want := range map[string][]string{
-			"?actorType=key":                                {"pet.create", "pet.create", "pet.create"},
-			"?action=category.update":                       {"category.update"},
+			"?actorType=key":                                 {"pet.create", "pet.create", "pet.create"},
+			"?action=category.update":                        {"category.update"},
 			"?targetType=category&actorType=staff&actorId=5": {"category.create"},
-			"?from=" + d1 + "&to=" + d1:                     {"category.create"},
+			"?from=" + d1 + "&to=" + d1:                      {"category.create"},
 		} {
 			if got := b.Get("/staff/audit" + q).WantStatus(http.StatusOK).Texts("audit-action"); !slices.Equal(got, want) {
 				t.Errorf("%s: %v, want %v", q, got, want)

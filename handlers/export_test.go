@@ -144,7 +144,7 @@ func TestOrdersExport(t *testing.T) {
 func TestOrdersExportRefusals(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		a := handlerstest.NewOn(t, open)
-		start := a.Clock.Now().UTC().Truncate(24 * time.Hour).AddDate(-1, 0, 0)
+		start := a.Clock.Now().UTC().Truncate(24*time.Hour).AddDate(-1, 0, 0)
 		day := func(n int) string { return start.AddDate(0, 0, n).Format(time.DateOnly) }
 		path := func(q string) string { return "/api/store/orders/export?" + q }
 		a.Do(handlerstest.Req{Method: "GET", Path: path("from=" + day(0) + "&to=" + day(365)), Key: a.Staff}).Want(t, http.StatusOK)

@@ -55,8 +55,8 @@ func TestExportStreamsAMillionOrders(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := sqlDB.ExecContext(ctx, `INSERT INTO orders (pet_id, quantity, ship_date, state, created_at, updated_at, unit_price, currency, checkout_id)
-		SELECT $1, 1 + g % 3, CASE WHEN g % 2 = 0 THEN $2 + g * interval '1 second' + interval '3 days' END,
-			(ARRAY['open', 'complete', 'cancelled'])[1 + g % 3], $2 + g * interval '1 second', $2 + g * interval '1 second',
+		SELECT $1, 1 + g % 3, CASE WHEN g % 2 = 0 THEN $2::timestamptz + g * interval '1 second' + interval '3 days' END,
+			(ARRAY['open', 'complete', 'cancelled'])[1 + g % 3], $2::timestamptz + g * interval '1 second', $2::timestamptz + g * interval '1 second',
 			12950, 'EUR', CASE WHEN g % 3 = 0 THEN $3::bigint END
 		FROM generate_series(1, $4::int) AS g`, pet.ID, t0, checkout, exportRows); err != nil {
 		t.Fatal(err)
