@@ -142,6 +142,22 @@ func TestAuditPage(t *testing.T) {
 		if msg := bad.Text("audit-error"); !strings.Contains(msg, "from") {
 			t.Errorf("the refusal says %q", msg)
 		}
+		// A page holds 100 entries; the next link goes on from the last.
+		cli := db.WithOrigin(context.Background(), db.Origin{Actor: db.CLIActor("ops")})
+		for range 100 {
+			if err := a.Store.Audit(cli, db.AuditOrderExport, db.Target{Type: "orders"}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		first := b.Get("/staff/audit").WantStatus(http.StatusOK)
+		next, ok := first.ID("next-page").Attr("href")
+		if n := len(first.Texts("audit-action")); n != 100 || !ok {
+			t.Fatalf("first page: %d entries, next link %v", n, ok)
+		}
+		if got := b.Get(next).WantStatus(http.StatusOK).Texts("audit-action"); len(got) != 5 || got[4] != "category.create" {
+			t.Errorf("second page %v, want the 5 oldest", got)
+		}
+
 		// A clerk: no entry in the navigation, and the page is refused.
 		makeClerk(t, a, handlerstest.StaffName)
 		if b.Get("/staff/orders").WantStatus(http.StatusOK).ID("nav-audit").Length() != 0 {
