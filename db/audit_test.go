@@ -70,7 +70,8 @@ func TestAuditEntries(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Without an origin (a customer, the server itself): no entry.
-		if _, err := s.PlaceOrder(context.Background(), db.Owner{APIKeyID: 99}, db.NewOrder{PetID: &pet.ID, Quantity: ptr(int64(1))}); err != nil {
+		shopper := mustAPIKey(t, context.Background(), s, "shopper")
+		if _, err := s.PlaceOrder(context.Background(), db.Owner{APIKeyID: shopper.ID}, db.NewOrder{PetID: &pet.ID, Quantity: ptr(int64(1))}); err != nil {
 			t.Fatal(err)
 		}
 
