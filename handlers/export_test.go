@@ -108,8 +108,8 @@ func TestOrdersExport(t *testing.T) {
 		if !slices.Equal(quoted, want) {
 			t.Errorf("row = %q,\nwant  %q", quoted, want)
 		}
-		if !strings.Contains(string(r.Body), `"Ada ""Countess"", Lovelace`+"\nof Ockham\"") {
-			t.Errorf("the name is not quoted as RFC 4180 says:\n%s", r.Body)
+		if !strings.Contains(string(r.Body), `"Ada ""Countess"", Lovelace`+"\r\nof Ockham\"") {
+			t.Errorf("the name is not quoted as RFC 4180 says (its line break a CRLF):\n%s", r.Body)
 		}
 		if got := rows[1][10]; got != "'=cmd|' /C calc'!A0" {
 			t.Errorf("customerName = %q, want the formula neutralised with a leading '", got)
