@@ -75,15 +75,40 @@ func (s *Store) saveCategory(ctx context.Context, id int64, in NewCategory) (*Ca
 		return nil, err
 	}
 	var c *Category
+	var before fields
+	action := AuditCategoryCreate
 	if id == 0 {
 		c, err = tx.insertCategory(ctx, in)
 	} else {
-		c, err = tx.updateCategory(ctx, id, in)
+		action = AuditCategoryUpdate
+		if before, err = tx.categoryFields(ctx, id); err == nil {
+			c, err = tx.updateCategory(ctx, id, in)
+		}
 	}
 	if err != nil {
 		return nil, err
 	}
+	if err := tx.audit(action, TargetID(auditTargetCategory, c.ID), diff(before, c.auditFields())); err != nil {
+		return nil, err
+	}
 	return c, tx.Commit()
+}
+
+// categoryFields reads a live category's audited fields before a change
+// (none when it does not exist: the change reports not_found).
+func (tx *Tx) categoryFields(ctx context.Context, id int64) (fields, error) {
+	if !audited(tx.ctx) {
+		return nil, nil
+	}
+	var c Category
+	err := tx.get(ctx, &c, `SELECT `+categoryCols+` FROM categories WHERE id = $1 AND deleted_at IS NULL`, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find category: %w", err)
+	}
+	return c.auditFields(), nil
 }
 
 // insertCategory writes a validated category. Errors: category_exists.
@@ -131,6 +156,10 @@ func (s *Store) DeleteCategory(ctx context.Context, id int64) error {
 	if err := tx.get(ctx, &pets, `SELECT count(*) FROM pets WHERE category_id = $1 AND deleted_at IS NULL`, id); err != nil {
 		return fmt.Errorf("count pets: %w", err)
 	}
+	before, err := tx.categoryFields(ctx, id)
+	if err != nil {
+		return err
+	}
 	res, err := tx.exec(ctx, `UPDATE categories SET deleted_at = $1 WHERE id = $2 AND deleted_at IS NULL`, tx.now, id)
 	if err != nil {
 		return fmt.Errorf("delete category: %w", err)
@@ -140,6 +169,9 @@ func (s *Store) DeleteCategory(ctx context.Context, id int64) error {
 	}
 	if pets > 0 {
 		return Errorf(ECategoryInUse, "Category %d still has %d pets.", id, pets)
+	}
+	if err := tx.audit(AuditCategoryDelete, TargetID(auditTargetCategory, id), diff(before, nil)); err != nil {
+		return err
 	}
 	return tx.Commit()
 }

@@ -27,3 +27,20 @@ func (s *Store) CachedQueries() []string { return s.stmts.Queries() }
 // every other, in Go, instead of through PostgreSQL's one statement: for
 // the test that compares the two.
 func (s *Store) PlaceLoneOrdersInGo() { s.placeLone = nil }
+
+// RenameCategoryThenRollBack renames category id and audits it in one
+// transaction, then rolls the transaction back: for the test that shows an
+// entry goes with its change.
+func (s *Store) RenameCategoryThenRollBack(ctx context.Context, id int64, name string) error {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.exec(ctx, `UPDATE categories SET name = $1 WHERE id = $2`, name, id); err != nil {
+		return err
+	}
+	ch := Changes{}
+	ch.Set("name", "", name)
+	return tx.audit(AuditCategoryUpdate, TargetID("category", id), ch)
+}

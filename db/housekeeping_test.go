@@ -80,6 +80,17 @@ var purgeCases = []purgeCase{
 		},
 		left: func(t *testing.T, s *db.Store) []string { return column(t, s, `SELECT subject FROM bans`) },
 	},
+	{
+		name: "audit entries", keep: db.AuditRetention,
+		purge: func(s *db.Store) func(context.Context) (int64, error) { return s.PurgeAudit },
+		add: func(t *testing.T, s *db.Store, label string) {
+			ctx := db.WithOrigin(context.Background(), db.Origin{Actor: db.CLIActor(label)})
+			if err := s.Audit(ctx, db.AuditOrderExport, db.Target{Type: "orders"}, nil); err != nil {
+				t.Fatal(err)
+			}
+		},
+		left: func(t *testing.T, s *db.Store) []string { return column(t, s, `SELECT actor_name FROM audit_log`) },
+	},
 }
 
 // column reads one text column of every row, sorted.

@@ -78,9 +78,14 @@ func (s *Store) SetInventory(ctx context.Context, petID int64, u InventoryUpdate
 	if err != nil {
 		return nil, err
 	}
+	before := fields{"quantity": p.Stock, "status": p.Status}
 	p.Stock = *u.Quantity
 	p.Status = deriveStatus(p.Stock, open)
 	if err := tx.writeStock(ctx, p); err != nil {
+		return nil, err
+	}
+	after := fields{"quantity": p.Stock, "status": p.Status}
+	if err := tx.audit(AuditInventorySet, TargetID(auditTargetPet, petID), diff(before, after)); err != nil {
 		return nil, err
 	}
 	return p.Inventory(), tx.Commit()

@@ -156,6 +156,9 @@ func (s *Store) CreateAPIKey(ctx context.Context, in NewAPIKey) (*APIKey, string
 	if err != nil {
 		return nil, "", err
 	}
+	if err := tx.audit(AuditKeyCreate, TargetID(auditTargetKey, k.ID), diff(nil, k.auditFields())); err != nil {
+		return nil, "", err
+	}
 	return k, plain, tx.Commit()
 }
 
@@ -231,6 +234,7 @@ func (s *Store) UpdateAPIKey(ctx context.Context, id int64, in NewAPIKey) (*APIK
 	if err != nil {
 		return nil, err
 	}
+	before := k.auditFields()
 	if in.Name != nil {
 		k.Name = *in.Name
 	}
@@ -252,6 +256,9 @@ func (s *Store) UpdateAPIKey(ctx context.Context, id int64, in NewAPIKey) (*APIK
 		return nil, errKeyRevoked(id)
 	}
 	if err := tx.bumpAuthVersion(ctx); err != nil {
+		return nil, err
+	}
+	if err := tx.audit(AuditKeyUpdate, TargetID(auditTargetKey, id), diff(before, k.auditFields())); err != nil {
 		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
@@ -280,6 +287,9 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id int64) error {
 		return notFound("API key", id)
 	}
 	if err := tx.bumpAuthVersion(ctx); err != nil {
+		return err
+	}
+	if err := tx.audit(AuditKeyRevoke, TargetID(auditTargetKey, id), nil); err != nil {
 		return err
 	}
 	return tx.Commit()

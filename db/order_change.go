@@ -33,6 +33,7 @@ func (s *Store) UpdateOrder(ctx context.Context, id int64, u OrderUpdate) (*Orde
 		return nil, Errorf(EOrderComplete, "Order %d is complete and cannot be reopened.", id)
 	}
 	completing := u.Complete != nil && *u.Complete && !o.Complete
+	before := o.auditFields()
 	if ship != nil {
 		o.ShipDate = ship
 	}
@@ -51,6 +52,13 @@ func (s *Store) UpdateOrder(ctx context.Context, id int64, u OrderUpdate) (*Orde
 		}
 	}
 	if err := tx.addEvent(ctx, event, o); err != nil {
+		return nil, err
+	}
+	action := AuditOrderUpdate
+	if completing {
+		action = AuditOrderComplete
+	}
+	if err := tx.audit(action, TargetID(auditTargetOrder, id), diff(before, o.auditFields())); err != nil {
 		return nil, err
 	}
 	return o, tx.Commit()
@@ -107,8 +115,13 @@ func (s *Store) CancelOrder(ctx context.Context, id int64, owner *Owner) error {
 	case ErrorCode(err) != ENotFound:
 		return err
 	}
+	before := o.auditFields()
 	o.State = OrderCancelled
 	if err := tx.addEvent(ctx, EventOrderCancelled, o); err != nil {
+		return err
+	}
+	// A customer's own cancel carries no origin and is not audited.
+	if err := tx.audit(AuditOrderCancel, TargetID(auditTargetOrder, id), diff(before, o.auditFields())); err != nil {
 		return err
 	}
 	return tx.Commit()

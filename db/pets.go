@@ -236,6 +236,9 @@ func (s *Store) CreatePet(ctx context.Context, in NewPet) (*Pet, error) {
 	if err := tx.insertPet(ctx, p); err != nil {
 		return nil, err
 	}
+	if err := tx.audit(AuditPetCreate, TargetID(auditTargetPet, p.ID), diff(nil, p.auditFields())); err != nil {
+		return nil, err
+	}
 	return p, tx.Commit()
 }
 
@@ -282,6 +285,7 @@ func (s *Store) UpdatePet(ctx context.Context, id int64, in NewPet) (*Pet, error
 	if err := tx.checkCategory(ctx, *in.CategoryID); err != nil {
 		return nil, err
 	}
+	before := p.auditFields()
 	stock := p.Stock
 	if in.Status != nil && *in.Status != p.Status {
 		to := *in.Status
@@ -318,6 +322,16 @@ func (s *Store) UpdatePet(ctx context.Context, id int64, in NewPet) (*Pet, error
 	if err := tx.addEvent(ctx, EventPetUpdated, p); err != nil {
 		return nil, err
 	}
+	// One entry per update: pet.price when the price is among the changes
+	// (so a filter on pet.price finds every price change), else pet.update.
+	changes := diff(before, p.auditFields())
+	action := AuditPetUpdate
+	if _, ok := changes["price"]; ok {
+		action = AuditPetPrice
+	}
+	if err := tx.audit(action, TargetID(auditTargetPet, id), changes); err != nil {
+		return nil, err
+	}
 	return p, tx.Commit()
 }
 
@@ -329,7 +343,8 @@ func (s *Store) DeletePet(ctx context.Context, id int64) error {
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.lockPet(ctx, id); err != nil {
+	p, err := tx.lockPet(ctx, id)
+	if err != nil {
 		return err
 	}
 	open, err := tx.openOrders(ctx, id)
@@ -343,6 +358,9 @@ func (s *Store) DeletePet(ctx context.Context, id int64) error {
 		return fmt.Errorf("delete pet: %w", err)
 	}
 	if err := tx.addEvent(ctx, EventPetDeleted, map[string]int64{"id": id}); err != nil {
+		return err
+	}
+	if err := tx.audit(AuditPetDelete, TargetID(auditTargetPet, id), diff(p.auditFields(), nil)); err != nil {
 		return err
 	}
 	return tx.Commit()

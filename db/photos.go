@@ -182,8 +182,9 @@ func (s *Store) AddPhoto(ctx context.Context, petID int64, in NewPhoto) (*Photo,
 	}
 	ph.URL, ph.ThumbURL = PhotoURL(ph.ID, PhotoLarge), PhotoURL(ph.ID, PhotoThumb)
 	ph.setMediumURL()
+	before := p.photoIDs()
 	p.Photos = append(p.Photos, ph)
-	if err := tx.writePhotos(ctx, p); err != nil {
+	if err := tx.writePhotos(ctx, p, AuditPhotoAdd, before); err != nil {
 		return nil, err
 	}
 	return &ph, tx.Commit()
@@ -208,8 +209,9 @@ func (s *Store) DeletePhoto(ctx context.Context, petID, photoID int64) error {
 	if _, err := tx.exec(ctx, `DELETE FROM photos WHERE id = $1 AND pet_id = $2`, photoID, petID); err != nil {
 		return fmt.Errorf("delete photo: %w", err)
 	}
+	before := p.photoIDs()
 	p.Photos = slices.Delete(p.Photos, i, i+1)
-	if err := tx.writePhotos(ctx, p); err != nil {
+	if err := tx.writePhotos(ctx, p, AuditPhotoDelete, before); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -244,19 +246,26 @@ func (s *Store) ReorderPhotos(ctx context.Context, petID int64, ids []int64) (*P
 	if len(byID) > 0 {
 		return nil, Invalid("photos", "must name each of the pet's photos once")
 	}
+	before := p.photoIDs()
 	p.Photos = ordered
-	if err := tx.writePhotos(ctx, p); err != nil {
+	if err := tx.writePhotos(ctx, p, AuditPhotoReorder, before); err != nil {
 		return nil, err
 	}
 	return p, tx.Commit()
 }
 
-// writePhotos stores p.Photos in the pets row and records pet.updated.
-func (tx *Tx) writePhotos(ctx context.Context, p *Pet) error {
+// writePhotos stores p.Photos in the pets row, records pet.updated and
+// audits action on the pet: its photos' ids before (the list the change
+// started from) and after.
+func (tx *Tx) writePhotos(ctx context.Context, p *Pet, action string, before []int64) error {
 	if _, err := tx.exec(ctx, `UPDATE pets SET photos = $1, updated_at = $2 WHERE id = $3`, p.Photos, tx.now, p.ID); err != nil {
 		return fmt.Errorf("update photos: %w", err)
 	}
-	return tx.addEvent(ctx, EventPetUpdated, p)
+	if err := tx.addEvent(ctx, EventPetUpdated, p); err != nil {
+		return err
+	}
+	ch := Changes{"photos": {before, p.photoIDs()}}
+	return tx.audit(action, TargetID(auditTargetPet, p.ID), ch)
 }
 
 // PhotoImage is one size of a photo as served.

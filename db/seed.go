@@ -109,8 +109,12 @@ func (s *Store) seedIfEmpty(ctx context.Context, fn func(*Tx) error) (bool, erro
 // that has or had categories is left alone.
 func (s *Store) SeedDemo(ctx context.Context) (bool, error) {
 	return s.seedIfEmpty(ctx, func(tx *Tx) error {
-		_, err := tx.seedDemo(ctx)
-		return err
+		n, err := tx.seedDemo(ctx)
+		if err != nil {
+			return err
+		}
+		// One entry for the whole catalog (petstore seed), not one a pet.
+		return tx.audit(AuditCatalogSeed, Target{Type: "catalog"}, Changes{"pets": {0, n}})
 	})
 }
 

@@ -181,7 +181,8 @@ func (s *Store) QueueWebhookTest(ctx context.Context, webhookID int64) (*Webhook
 		if err != nil {
 			return fmt.Errorf("queue test: %w", err)
 		}
-		return nil
+		// The change is a new delivery: its id, from none.
+		return tx.audit(AuditWebhookTest, TargetID(auditTargetWebhook, webhookID), Changes{"delivery": {nil, d.ID}})
 	})
 	return d, err
 }
@@ -192,6 +193,14 @@ func (s *Store) QueueWebhookTest(ctx context.Context, webhookID int64) (*Webhook
 // not_found, webhook_disabled.
 func (s *Store) RetryWebhookDelivery(ctx context.Context, webhookID, id int64) (*WebhookDelivery, error) {
 	err := s.onEnabledWebhook(ctx, webhookID, func(tx *Tx) error {
+		var before string
+		err := tx.get(ctx, &before, `SELECT status FROM webhook_deliveries WHERE id = $1 AND webhook_id = $2`, id, webhookID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound("Delivery", id)
+		}
+		if err != nil {
+			return fmt.Errorf("find delivery: %w", err)
+		}
 		res, err := tx.exec(ctx, `UPDATE webhook_deliveries SET generation = generation + 1, status = $1, next_attempt_at = $2
 			WHERE id = $3 AND webhook_id = $4`, DeliveryPending, tx.now, id, webhookID)
 		if err != nil {
@@ -200,7 +209,9 @@ func (s *Store) RetryWebhookDelivery(ctx context.Context, webhookID, id int64) (
 		if n, _ := res.RowsAffected(); n == 0 {
 			return notFound("Delivery", id)
 		}
-		return nil
+		ch := Changes{}
+		ch.Set("status", before, DeliveryPending)
+		return tx.audit(AuditWebhookRetry, TargetID(auditTargetDelivery, id), ch)
 	})
 	if err != nil {
 		return nil, err

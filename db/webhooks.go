@@ -206,6 +206,9 @@ func (s *Store) CreateWebhook(ctx context.Context, in NewWebhook) (*Webhook, err
 	if err := tx.subscribe(ctx, w.ID, w.Events); err != nil {
 		return nil, err
 	}
+	if err := tx.audit(AuditWebhookCreate, TargetID(auditTargetWebhook, w.ID), diff(nil, w.auditFields())); err != nil {
+		return nil, err
+	}
 	return w, tx.Commit()
 }
 
@@ -271,7 +274,7 @@ func (s *Store) UpdateWebhook(ctx context.Context, id int64, in WebhookUpdate) (
 	if err := in.validate(false); err != nil {
 		return nil, err
 	}
-	return s.changeWebhook(ctx, id, func(tx *Tx, w *Webhook) error {
+	return s.changeWebhook(ctx, id, AuditWebhookUpdate, func(tx *Tx, w *Webhook) error {
 		if in.URL != nil {
 			w.URL = *in.URL
 		}
@@ -287,6 +290,7 @@ func (s *Store) UpdateWebhook(ctx context.Context, id int64, in WebhookUpdate) (
 			return fmt.Errorf("update webhook: %w", err)
 		}
 		if in.Events != nil {
+			w.Events = *in.Events
 			return tx.subscribe(ctx, id, *in.Events)
 		}
 		return nil
@@ -301,7 +305,7 @@ func (s *Store) RotateWebhookSecret(ctx context.Context, id int64) (*Webhook, er
 	if err != nil {
 		return nil, err
 	}
-	return s.changeWebhook(ctx, id, func(tx *Tx, w *Webhook) error {
+	return s.changeWebhook(ctx, id, AuditWebhookRotate, func(tx *Tx, w *Webhook) error {
 		until := tx.now.Add(WebhookOldSecretTTL)
 		old := w.Secret
 		w.OldSecret, w.OldSecretUntil, w.Secret = &old, &until, secret
@@ -314,9 +318,10 @@ func (s *Store) RotateWebhookSecret(ctx context.Context, id int64) (*Webhook, er
 	})
 }
 
-// changeWebhook runs change on endpoint id, locked, in one transaction and
+// changeWebhook runs change on endpoint id, locked, in one transaction,
+// audits it as action (the fields that changed; a secret never is one) and
 // returns the endpoint as changed. Errors: not_found, and change's.
-func (s *Store) changeWebhook(ctx context.Context, id int64, change func(tx *Tx, w *Webhook) error) (*Webhook, error) {
+func (s *Store) changeWebhook(ctx context.Context, id int64, action string, change func(tx *Tx, w *Webhook) error) (*Webhook, error) {
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
@@ -330,7 +335,14 @@ func (s *Store) changeWebhook(ctx context.Context, id int64, change func(tx *Tx,
 	if err != nil {
 		return nil, err
 	}
+	if err := tx.webhookEvents(ctx, w); err != nil {
+		return nil, err
+	}
+	before := w.auditFields()
 	if err := change(tx, w); err != nil {
+		return nil, err
+	}
+	if err := tx.audit(action, TargetID(auditTargetWebhook, id), diff(before, w.auditFields())); err != nil {
 		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
@@ -347,6 +359,17 @@ func (s *Store) DeleteWebhook(ctx context.Context, id int64) error {
 		return err
 	}
 	defer tx.Rollback()
+	var before fields
+	if audited(ctx) {
+		w, err := findOne[Webhook](ctx, tx.get, "webhook", notFound("Webhook", id), `SELECT `+webhookCols+` FROM webhooks WHERE id = $1`, id)
+		if err != nil {
+			return err
+		}
+		if err := tx.webhookEvents(ctx, w); err != nil {
+			return err
+		}
+		before = w.auditFields()
+	}
 	res, err := tx.exec(ctx, `DELETE FROM webhooks WHERE id = $1`, id)
 	if err != nil {
 		return fmt.Errorf("delete webhook: %w", err)
@@ -354,5 +377,18 @@ func (s *Store) DeleteWebhook(ctx context.Context, id int64) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return notFound("Webhook", id)
 	}
+	if err := tx.audit(AuditWebhookDelete, TargetID(auditTargetWebhook, id), diff(before, nil)); err != nil {
+		return err
+	}
 	return tx.Commit()
+}
+
+// webhookEvents sets w.Events from its subscriptions, read in the
+// transaction (for the audit entry of a change).
+func (tx *Tx) webhookEvents(ctx context.Context, w *Webhook) error {
+	w.Events = []string{}
+	if err := tx.SelectContext(ctx, &w.Events, `SELECT event_type FROM webhook_subscriptions WHERE webhook_id = $1 ORDER BY event_type`, w.ID); err != nil {
+		return fmt.Errorf("find subscriptions: %w", err)
+	}
+	return nil
 }

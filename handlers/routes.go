@@ -77,6 +77,8 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 		a.Route(del, "/categories/:categoryId", a.DeleteCategory, staff),
 
 		a.Route(get, "/store/orders", a.ListOrders, customer),
+		// Before /store/orders/:orderId, which would take "export" for an id.
+		a.Route(get, "/store/orders/export", a.ExportOrders, staff, api.Streaming()),
 		a.Route(post, "/store/orders", a.PlaceOrder, customer, idempotent),
 		a.Route(get, "/store/orders/:orderId", a.GetOrder, customer),
 		a.Route(pat, "/store/orders/:orderId", a.UpdateOrder, staff),
@@ -93,6 +95,9 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 		a.Route(del, "/keys/:keyId", a.RevokeKey, staff),
 		a.Route(del, "/keys/:keyId/ban", a.LiftBan, staff),
 		a.Route(get, "/keys/:keyId/usage", a.KeyUsage, staff),
+
+		// The audit log (SPEC §16), newest first.
+		a.Route(get, "/audit", a.ListAudit, staff),
 
 		a.Route(get, "/events", a.StreamEvents, staff, api.Stability("experimental"), api.Streaming()),
 
@@ -144,6 +149,8 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 		con.Route(post, "/inventory/:petId", con.SetInventory),
 
 		con.Route(get, "/orders", con.Orders),
+		// The orders export (SPEC §16): a CSV download, streamed.
+		con.Route(get, "/orders/export", con.ExportOrders, console.Streaming()),
 		con.Route(post, "/orders/:orderId/complete", con.CompleteOrder),
 		con.Route(post, "/orders/:orderId/cancel", con.CancelOrder),
 
@@ -173,6 +180,7 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 		con.Route(post, "/keys/:keyId/lift-ban", con.LiftBan, admin),
 
 		con.Route(get, "/usage", con.Usage),
+		con.Route(get, "/audit", con.Audit, admin),
 
 		// Webhooks (SPEC §15): a secret is shown in the answer that made it.
 		con.Route(get, "/webhooks", con.Webhooks, admin),

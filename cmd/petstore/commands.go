@@ -21,6 +21,15 @@ import (
 	"petstore/db"
 )
 
+// osUser is the name of the operating system's user running the command,
+// "" when it cannot be told.
+func osUser() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return os.Getenv("USER")
+}
+
 // checkDefaultDatabase guards against running a command in the wrong
 // folder: with DATABASE_URL unset the database is var/petstore.db relative
 // to the current folder, and opening it where there is none would make a
@@ -45,9 +54,12 @@ func (r *runner) checkDefaultDatabase(createsDatabase bool) error {
 		"run the command in the folder that holds var/petstore.db, or set DATABASE_URL", path)
 }
 
-// withStore opens and migrates the database for fn.
+// withStore opens and migrates the database for fn. What fn changes is
+// audited as the command line's (SPEC §16), named after the operating
+// system's user who ran it.
 func withStore(fn func(ctx context.Context, r *runner, s *db.Store, operands []string) error) action {
 	return func(ctx context.Context, r *runner, operands []string) error {
+		ctx = db.WithOrigin(ctx, db.Origin{Actor: db.CLIActor(osUser())})
 		store, err := db.Open(ctx, r.cfg.DatabaseURL, r.now)
 		if err != nil {
 			return err

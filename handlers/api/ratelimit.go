@@ -5,6 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"petstore/db"
 	"petstore/web"
 	"petstore/web/ratelimit"
 )
@@ -74,6 +75,9 @@ func (h *Handler) LiftBan(c *fiber.Ctx) error {
 		return err
 	}
 	if err := h.Limiter.LiftBan(c.UserContext(), k.Subject()); err != nil {
+		return err
+	}
+	if err := h.Store.Audit(c.UserContext(), db.AuditBanLift, db.TargetID("key", k.ID), db.BanLifted(k)); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)

@@ -195,6 +195,9 @@ func (h *Handler) LiftBan(c *fiber.Ctx) error {
 	if err := h.Limiter.LiftBan(ctx, k.Subject()); err != nil {
 		return err
 	}
+	if err := h.Store.Audit(ctx, db.AuditBanLift, db.TargetID("key", k.ID), db.BanLifted(k)); err != nil {
+		return err
+	}
 	if k, err = h.Store.FindAPIKeyByID(ctx, k.ID); err != nil {
 		return err
 	}

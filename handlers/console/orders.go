@@ -2,6 +2,7 @@ package console
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -29,7 +30,9 @@ func (h *Handler) Orders(c *fiber.Ctx) error {
 		return err
 	}
 	csrf := browser.CSRFToken(c)
-	v := view.OrdersView{CSRF: csrf, State: f.word, PetID: f.id, RowsURL: f.url(f.from)}
+	today := h.Now().UTC()
+	v := view.OrdersView{CSRF: csrf, State: f.word, PetID: f.id, RowsURL: f.url(f.from),
+		ExportFrom: today.AddDate(0, 0, -30).Format(time.DateOnly), ExportTo: today.Format(time.DateOnly)}
 	for _, o := range orders {
 		v.Rows = append(v.Rows, view.OrderRow{Order: o, CSRF: csrf})
 	}

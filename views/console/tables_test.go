@@ -37,6 +37,8 @@ func TestTablesStackOnPhones(t *testing.T) {
 			{ID: 1, Username: "alice", Role: db.RoleAdmin, LastSignInAt: &now},
 			{ID: 2, Username: "bob", Role: db.RoleClerk, TwoFactorSince: &now, DisabledAt: &now, MustChangePassword: true},
 		}})),
+		"audit": viewstest.Parse(t, AuditPage(ch, AuditView{Entries: []*db.AuditEntry{{ID: 1, At: now, Actor: db.StaffActor(1, "alice"),
+			Action: "pet.price", Target: db.TargetID("pet", 7), Changes: []byte(`{"price":["1.00","2.00"]}`), RequestID: "r", IP: "192.0.2.1"}}})),
 	}
 	for name, doc := range docs {
 		tables := doc.Find("main table")

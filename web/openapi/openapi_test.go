@@ -66,6 +66,9 @@ var specOperations = []operation{
 	{method: "POST", path: "/webhooks/{webhookId}/test", addressed: true, conflict: true},
 	{method: "GET", path: "/webhooks/{webhookId}/deliveries", addressed: true},
 	{method: "POST", path: "/webhooks/{webhookId}/deliveries/{deliveryId}/retry", addressed: true, conflict: true},
+	// SPEC §16.
+	{method: "GET", path: "/audit"},
+	{method: "GET", path: "/store/orders/export"},
 }
 
 // commonHeaders are on every response of the API (SPEC §2, §6).
