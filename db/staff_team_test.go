@@ -3,7 +3,6 @@ package db_test
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -486,5 +485,3 @@ func TestPasswords(t *testing.T) {
 		t.Fatalf("generated %q, %v", p, err)
 	}
 }
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }

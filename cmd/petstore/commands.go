@@ -198,9 +198,6 @@ func defineStaffCreate(fs *flag.FlagSet) action {
 			return &usageError{msg: "staff create: --role must be admin or clerk"}
 		}
 		return withStore(func(ctx context.Context, r *runner, s *db.Store, _ []string) error {
-			// The operator at the server's command line: the audit log's
-			// actor {type: cli}, named by the operating system's user.
-			ctx = db.WithOrigin(ctx, db.Origin{Actor: db.CLIActor(osUser())})
 			hash, err := db.HashPassword(password)
 			if err != nil {
 				return err
@@ -229,15 +226,6 @@ func createStaff(ctx context.Context, store *db.Store, username, password string
 
 // hashPassword is the stored form of a staff password.
 func hashPassword(password string) (string, error) { return db.HashPassword(password) }
-
-// osUser names the operating system's user running the command, for the
-// audit log ("" when unknown: the actor is then "cli").
-func osUser() string {
-	if u, err := user.Current(); err == nil {
-		return u.Username
-	}
-	return ""
-}
 
 func generatePassword() (string, error) {
 	b := make([]byte, 15)
