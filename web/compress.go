@@ -38,6 +38,12 @@ func Compress() fiber.Handler {
 		if err := c.Next(); err != nil {
 			return err
 		}
+		// A streaming route is known only once routed (markStreaming runs
+		// in its chain, after this middleware's check above): its body is a
+		// stream, which reading here would hold whole in memory.
+		if IsStreaming(c) || c.Response().IsBodyStream() {
+			return nil
+		}
 		if !isText(string(c.Response().Header.ContentType())) && c.Response().StatusCode() != fiber.StatusNotModified {
 			return nil
 		}

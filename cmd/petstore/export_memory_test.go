@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,7 +34,17 @@ func TestExportStreamsAMillionOrders(t *testing.T) {
 		t.Skip("builds and runs the binary on a million orders")
 	}
 	rawURL := dbtest.PostgresURL(t)
-	bin := buildBinary(t)
+	// The binary builds while the orders are seeded.
+	type built struct {
+		err error
+		out []byte
+	}
+	binc := make(chan built, 1)
+	bin := filepath.Join(t.TempDir(), "petstore")
+	go func() {
+		out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+		binc <- built{err, out}
+	}()
 	store := dbtest.OpenURL(t, rawURL)
 	ctx := context.Background()
 	cat, err := store.CreateCategory(ctx, db.NewCategory{Name: ptrTo("Exported")})
@@ -49,6 +60,15 @@ func TestExportStreamsAMillionOrders(t *testing.T) {
 	t0 := time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -20)
 	seedStart := time.Now()
 	sqlDB := store.DB()
+	// The export reads orders by orders_created and the primary key alone;
+	// the other indexes of orders (by pet, key, shopper, checkout, the
+	// open ones) would double the seeding's time in CI and have no part in
+	// what is measured. The schema is this test's own.
+	for _, ix := range []string{"orders_pet_state", "orders_api_key", "orders_shopper", "orders_checkout", "orders_open", "orders_no_currency"} {
+		if _, err := sqlDB.ExecContext(ctx, `DROP INDEX `+ix); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var checkout int64
 	if err := sqlDB.GetContext(ctx, &checkout, `INSERT INTO checkouts (shopper_id, name, email, email_key, phone, created_at)
 		VALUES ('s', 'Ada Lovelace', 'ada@example.com', 'ada@example.com', '+44 20 7946 0000', $1) RETURNING id`, t0); err != nil {
@@ -65,6 +85,10 @@ func TestExportStreamsAMillionOrders(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("seeded %d orders in %s", exportRows, time.Since(seedStart).Round(time.Millisecond))
+	b := <-binc
+	if b.err != nil {
+		t.Fatalf("go build: %v\n%s", b.err, b.out)
+	}
 
 	addr := freeAddr(t)
 	environ := append(os.Environ(), "DATABASE_URL="+rawURL, "PETSTORE_ADDR="+addr, "LOG_LEVEL=warn", "REDIS_URL=",
