@@ -177,6 +177,13 @@ func failover[T any](ctx context.Context, s *FailoverStore, call func(context.Co
 // timeouts. The goroutine ends when the client gives up, which the context
 // (cancelled on return) asks it to.
 func callPrimary[T any](caller context.Context, s *FailoverStore, outage <-chan struct{}, call func(context.Context, Store) (T, error)) (T, error) {
+	var zero T
+	if err := caller.Err(); err != nil {
+		// The caller already gave up: nothing to count, and no answer
+		// raced against its cancellation (a select between the two would
+		// pick either).
+		return zero, err
+	}
 	maxWait := s.MaxWait
 	if maxWait <= 0 {
 		maxWait = DefaultMaxWait
@@ -195,7 +202,6 @@ func callPrimary[T any](caller context.Context, s *FailoverStore, outage <-chan 
 		}
 		done <- result{v, err}
 	}()
-	var zero T
 	select {
 	case r := <-done:
 		return r.v, r.err
