@@ -25,6 +25,8 @@ type endpoint struct {
 	Stocked bool
 	// Photos asks for the seeded photos' ids instead of pets'.
 	Photos bool
+	// Customer sends the customer key instead of the staff key (orders).
+	Customer bool
 	// Targeter builds the requests against base with key; ids are the
 	// pets (or photos) to pick from at random.
 	Targeter func(base, key string, ids []int64) vegeta.Targeter
@@ -68,7 +70,7 @@ var endpoints = []endpoint{
 			return nil
 		}
 	}},
-	{Name: "POST /api/store/orders", Stocked: true, Targeter: func(base, key string, ids []int64) vegeta.Targeter {
+	{Name: "POST /api/store/orders", Stocked: true, Customer: true, Targeter: func(base, key string, ids []int64) vegeta.Targeter {
 		h := keyHeader(key)
 		h.Set("Content-Type", "application/json")
 		return func(t *vegeta.Target) error {
@@ -88,6 +90,14 @@ var endpoints = []endpoint{
 			return nil
 		}
 	}},
+}
+
+// key is the key ep's requests send.
+func (k apiKeys) key(ep endpoint) string {
+	if ep.Customer {
+		return k.customer
+	}
+	return k.staff
 }
 
 func keyHeader(key string) http.Header {

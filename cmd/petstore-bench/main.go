@@ -196,7 +196,7 @@ func benchDatabase(ctx context.Context, database, bin, tmp string, images []uplo
 			return nil, err
 		}
 	}
-	key, err := createKey(ctx, bin, dir, serverEnv(url, ""))
+	keys, err := createKeys(ctx, bin, dir, serverEnv(url, ""))
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +210,7 @@ func benchDatabase(ctx context.Context, database, bin, tmp string, images []uplo
 			srv.stop()
 		}
 	}()
-	api := newAPIClient(srv.base, key, 4)
+	api := newAPIClient(srv.base, keys.staff, 4)
 	t0 := time.Now()
 	ids, stocked, err := seedPets(ctx, api, url, o.Pets)
 	if err != nil {
@@ -236,7 +236,7 @@ func benchDatabase(ctx context.Context, database, bin, tmp string, images []uplo
 	if err != nil {
 		return nil, err
 	}
-	if err := benchEndpoints(ctx, database, srv, key, seeded{pets: ids, stocked: stocked, photos: []int64{photo}}, o, rep, logf); err != nil {
+	if err := benchEndpoints(ctx, database, srv, keys, seeded{pets: ids, stocked: stocked, photos: []int64{photo}}, o, rep, logf); err != nil {
 		return nil, err
 	}
 	rss, err := srv.peakRSS()
@@ -274,7 +274,7 @@ func benchDatabase(ctx context.Context, database, bin, tmp string, images []uplo
 	}
 	logf("%s: %s", database, summary)
 	rep.Stock[database] = stockCheck{Summary: summary, OK: err == nil}
-	if err := benchWebhooks(ctx, database, bin, dir, url, key, stocked, o, rep, logf); err != nil {
+	if err := benchWebhooks(ctx, database, bin, dir, url, keys, stocked, o, rep, logf); err != nil {
 		return nil, fmt.Errorf("webhooks: %w", err)
 	}
 	return page, nil
@@ -296,7 +296,7 @@ func benchUploads(ctx context.Context, database string, srv *server, api *apiCli
 
 // benchEndpoints measures each endpoint of the server at base in turn and
 // adds its row, and notes on anything that skews it, to rep.
-func benchEndpoints(ctx context.Context, database string, srv *server, key string, s seeded, o options, rep *report, logf func(string, ...any)) error {
+func benchEndpoints(ctx context.Context, database string, srv *server, keys apiKeys, s seeded, o options, rep *report, logf func(string, ...any)) error {
 	for _, ep := range endpoints {
 		if ep.Page {
 			if status, err := probe(ctx, srv.base+"/"); err != nil {
@@ -313,7 +313,7 @@ func benchEndpoints(ctx context.Context, database string, srv *server, key strin
 		if o.Profile != "" {
 			settings.OnPeak = profileTo(ctx, srv.pprof, filepath.Join(o.Profile, profileName(database, ep.Name)), o.Duration)
 		}
-		m, err := measure(ctx, ep.Targeter(srv.base, key, pick(ep, s)), settings)
+		m, err := measure(ctx, ep.Targeter(srv.base, keys.key(ep), pick(ep, s)), settings)
 		if err != nil {
 			return err
 		}

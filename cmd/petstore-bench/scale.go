@@ -108,7 +108,7 @@ func scaleDatabase(ctx context.Context, database string, n int, bin, dir string,
 			return err
 		}
 	}
-	key, err := createKey(ctx, bin, dir, serverEnv(dbURL, "")) // migrates the new database too
+	key, err := createKey(ctx, bin, dir, serverEnv(dbURL, ""), "staff") // migrates the new database too
 	if err != nil {
 		return err
 	}

@@ -111,12 +111,26 @@ func serverEnv(databaseURL, addr string) []string {
 	return env
 }
 
-// createKey issues the bench's API key through the CLI: a staff key on the
-// enterprise plan whose limits are too high to reach, so the limiter still
-// runs on every request but never refuses one. The plain key is the last
-// line of stdout.
-func createKey(ctx context.Context, bin, dir string, env []string) (string, error) {
-	cmd := exec.CommandContext(ctx, bin, "keys", "create", "--name", "bench", "--role", "staff",
+// apiKeys are the bench's two keys: the staff key seeds and reads, the
+// customer key places the orders, as a shop's programs do (a staff key's
+// orders are also written to the audit log, SPEC §16).
+type apiKeys struct{ staff, customer string }
+
+// createKeys issues both keys.
+func createKeys(ctx context.Context, bin, dir string, env []string) (apiKeys, error) {
+	staff, err := createKey(ctx, bin, dir, env, "staff")
+	if err != nil {
+		return apiKeys{}, err
+	}
+	customer, err := createKey(ctx, bin, dir, env, "customer")
+	return apiKeys{staff: staff, customer: customer}, err
+}
+
+// createKey issues one API key of role through the CLI, on the enterprise
+// plan with limits too high to reach, so the limiter still runs on every
+// request but never refuses one. The plain key is the last line of stdout.
+func createKey(ctx context.Context, bin, dir string, env []string, role string) (string, error) {
+	cmd := exec.CommandContext(ctx, bin, "keys", "create", "--name", "bench-"+role, "--role", role,
 		"--plan", "enterprise", "--per-minute", "100000000", "--per-day", "1000000000")
 	cmd.Dir, cmd.Env = dir, env
 	var stderr bytes.Buffer

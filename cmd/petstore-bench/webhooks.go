@@ -105,7 +105,7 @@ func (s *hookSink) receivedAt(eventID int64) (time.Time, bool) {
 // row to compare with the plain orders row), then the rate at which a
 // backlog of webhookBacklog queued deliveries drains to a local receiver,
 // then the time from an event's commit to its receipt at half that rate.
-func benchWebhooks(ctx context.Context, database, bin, dir, url, key string, stocked []int64, o options, rep *report, logf func(string, ...any)) error {
+func benchWebhooks(ctx context.Context, database, bin, dir, url string, keys apiKeys, stocked []int64, o options, rep *report, logf func(string, ...any)) error {
 	sink, err := startSink()
 	if err != nil {
 		return err
@@ -120,14 +120,14 @@ func benchWebhooks(ctx context.Context, database, bin, dir, url, key string, sto
 	if err != nil {
 		return err
 	}
-	api := newAPIClient(srv.base, key, 4)
+	api := newAPIClient(srv.base, keys.staff, 4)
 	if _, err := api.do(ctx, http.MethodPost, "/api/webhooks", map[string]any{"url": sink.url, "events": []string{db.EventOrderCreated}},
 		http.StatusCreated, nil); err != nil {
 		srv.stop()
 		return err
 	}
 	logf("%s: %s", database, webhookOrders)
-	m, err := measure(ctx, ordersTargeter(srv.base, key, stocked), o.attackSettings)
+	m, err := measure(ctx, ordersTargeter(srv.base, keys.customer, stocked), o.attackSettings)
 	if err != nil {
 		srv.stop()
 		return err
@@ -294,7 +294,7 @@ func benchWebhooksOnly(ctx context.Context, database, bin, tmp string, o options
 			return err
 		}
 	}
-	key, err := createKey(ctx, bin, dir, serverEnv(url, ""))
+	keys, err := createKeys(ctx, bin, dir, serverEnv(url, ""))
 	if err != nil {
 		return err
 	}
@@ -302,11 +302,11 @@ func benchWebhooksOnly(ctx context.Context, database, bin, tmp string, o options
 	if err != nil {
 		return err
 	}
-	_, stocked, err := seedPets(ctx, newAPIClient(srv.base, key, 4), url, o.Pets)
+	_, stocked, err := seedPets(ctx, newAPIClient(srv.base, keys.staff, 4), url, o.Pets)
 	if err == nil {
 		logf("%s: %s", database, placeOrders)
 		var m measurement
-		if m, err = measure(ctx, ordersTargeter(srv.base, key, stocked), o.attackSettings); err == nil {
+		if m, err = measure(ctx, ordersTargeter(srv.base, keys.customer, stocked), o.attackSettings); err == nil {
 			rep.Rows = append(rep.Rows, row{Endpoint: placeOrders, Database: database, Rate: m.Peak.Rate, P50: m.Peak.P50, P99: m.Peak.P99,
 				HalfP99: m.Half.P99, Errors: m.Peak.Non2xx + m.Half.Non2xx})
 		}
@@ -315,7 +315,7 @@ func benchWebhooksOnly(ctx context.Context, database, bin, tmp string, o options
 	if err != nil {
 		return err
 	}
-	return benchWebhooks(ctx, database, bin, dir, url, key, stocked, o, rep, logf)
+	return benchWebhooks(ctx, database, bin, dir, url, keys, stocked, o, rep, logf)
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
