@@ -1,6 +1,8 @@
 package shop
 
 import (
+	"bytes"
+	"context"
 	"net/url"
 	"strconv"
 	"strings"
@@ -21,7 +23,10 @@ const pageSize = 12
 // Catalog is the catalog: GET /?q=&category=&status=&cursor=. htmx
 // gets #results and the result count (out of band) for a filter change,
 // or the next cards for "load more" (a request with a cursor); browsers
-// without JavaScript get whole pages.
+// without JavaScript get whole pages. The catalog's part of each answer is
+// the same for every shopper and is rendered once per catalog version
+// (catalogContent); only the frame (cart count, CSRF token, messages) is
+// rendered per request.
 func (h *Handler) Catalog(c *fiber.Ctx) error {
 	f, err := catalogFilter(c)
 	if err != nil {
@@ -32,36 +37,85 @@ func (h *Handler) Catalog(c *fiber.Ctx) error {
 		return db.Errorf(db.EBadRequest, "This “load more” link is broken. Start again from the catalog.")
 	}
 	page.Limit = pageSize
+	part := catalogWhole
+	if browser.Partial(c) {
+		part = catalogResults
+		if page.AfterID > 0 {
+			part = catalogMore
+		}
+	}
+	content, err := h.catalogContent(c.UserContext(), part, f, page)
+	if err != nil {
+		return err
+	}
+	if part != catalogWhole {
+		return web.Render(c, nil, content)
+	}
+	ch, err := h.pageChrome(c, view.NavCatalog)
+	if err != nil {
+		return err
+	}
+	return web.Render(c, view.CatalogPage(ch, content), nil)
+}
+
+// The parts of the catalog an answer carries: the whole page's content,
+// the results a filter change swaps in (with the count out of band), or
+// the cards "load more" appends.
+const (
+	catalogWhole   = "whole"
+	catalogResults = "results"
+	catalogMore    = "more"
+)
+
+// catalogContent is the catalog's part of an answer, rendered anew only
+// when the catalog changed since it was last rendered for the same part
+// and filters. The catalog's change counter is read before the query, so
+// what is kept may be newer than its version, never older: a change that
+// races the render costs one more render, never a stale page.
+func (h *Handler) catalogContent(ctx context.Context, part string, f view.CatalogFilter, page db.Page) (templ.Component, error) {
+	version, err := h.Store.CatalogVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	key := part + " " + catalogURL(f, page.AfterID)
+	if html, ok := h.rendered.get(key, version); ok {
+		return html, nil
+	}
 	pf := db.PetFilter{Query: f.Query, CategoryID: f.CategoryID, Page: page}
 	if f.Status != "" {
 		pf.Statuses = []string{f.Status}
 	}
-	ctx := c.UserContext()
 	// A search no name can match (control characters, bytes that are not
 	// UTF-8: a crafted link, not typing) finds nothing (Store.FindPets), and
 	// the search box shows each such character as U+FFFD.
 	pets, more, err := h.Store.FindPets(ctx, pf)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	f.Query = browser.Printable(f.Query, false)
 	v := view.Catalog{Filter: f, Pets: pets, Continued: page.AfterID > 0, FirstURL: catalogURL(f, 0)}
+	v.Filter.Query = browser.Printable(f.Query, false)
 	if more && len(pets) > 0 {
 		v.NextURL = catalogURL(f, pets[len(pets)-1].ID)
 	}
-	if browser.Partial(c) {
-		if page.AfterID > 0 {
-			return web.Render(c, nil, view.CatalogMore(v))
+	var comp templ.Component
+	switch part {
+	case catalogMore:
+		comp = view.CatalogMore(v)
+	case catalogResults:
+		comp = templ.Join(view.CatalogResults(v), view.ResultsCountOOB(v))
+	default:
+		if v.Categories, _, err = h.Store.FindCategories(ctx, db.Page{Limit: db.MaxLimit}); err != nil {
+			return nil, err
 		}
-		return web.Render(c, nil, templ.Join(view.CatalogResults(v), view.ResultsCountOOB(v)))
+		comp = view.CatalogContent(v)
 	}
-	if v.Categories, _, err = h.Store.FindCategories(ctx, db.Page{Limit: db.MaxLimit}); err != nil {
-		return err
+	var buf bytes.Buffer
+	if err := comp.Render(ctx, &buf); err != nil {
+		return nil, err
 	}
-	if v.Chrome, err = h.pageChrome(c, view.NavCatalog); err != nil {
-		return err
-	}
-	return web.Render(c, view.CatalogPage(v), nil)
+	html := renderedHTML(buf.Bytes())
+	h.rendered.add(key, version, html)
+	return html, nil
 }
 
 // catalogFilter reads the catalog's query. An over-long search is cut to

@@ -26,6 +26,7 @@ type Handler struct {
 	// the bucket the console's sign-in shares.
 	FormLimit fiber.Handler
 
-	surface *web.Surface
-	csrf    fiber.Handler
+	surface  *web.Surface
+	csrf     fiber.Handler
+	rendered *rendered // the catalog's HTML per catalog version
 }

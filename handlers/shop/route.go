@@ -12,6 +12,7 @@ import (
 func New(h Handler) *Handler {
 	h.surface = &web.Surface{Errors: h.RenderError}
 	h.csrf = browser.CSRF(h.Sessions, SessionName)
+	h.rendered = newRendered()
 	return &h
 }
 

@@ -1,0 +1,82 @@
+package shop_test
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"testing"
+
+	"petstore/db"
+	"petstore/db/dbtest"
+	"petstore/handlers/handlerstest"
+)
+
+// TestShopCatalogRenderedPerVersion: the catalog's part of a page is
+// rendered once per catalog version and served to every shopper, so it
+// must show every change to the catalog at once, in each part (the whole
+// page, a filter's results, "load more"), while the frame around it stays
+// each shopper's own (cart count, CSRF token).
+func TestShopCatalogRenderedPerVersion(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		a := handlerstest.NewOn(t, open)
+		s := catalogSeed(t, a)
+		ctx := context.Background()
+		ann, bob := a.Shopper(t), a.Shopper(t)
+		dogs := s.Cats["Dogs"]
+		ann.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(s.Pets["Rex"].ID), "quantity", "2")).WantRedirect("/cart")
+
+		// The same content for both, each in a frame of their own; asked
+		// twice, so the second answers come from what was rendered.
+		for range 2 {
+			pa, pb := ann.Get("/").WantStatus(http.StatusOK), bob.Get("/").WantStatus(http.StatusOK)
+			if got, want := pb.Texts("pet-name"), pa.Texts("pet-name"); !slices.Equal(got, want) || len(got) != 4 {
+				t.Fatalf("catalogs differ: %q and %q", got, want)
+			}
+			if got := pa.Text("cart-count"); got != "(2 items)" {
+				t.Errorf("Ann's cart count = %q, want (2 items)", got)
+			}
+			if got := pb.Text("cart-count"); got != "(0 items)" {
+				t.Errorf("Bob's cart count = %q, want (0 items)", got)
+			}
+			ta, _ := pa.Find("body").Attr("hx-headers")
+			tb, _ := pb.Find("body").Attr("hx-headers")
+			if ta == "" || ta == tb {
+				t.Errorf("CSRF headers %q and %q: want one per shopper", ta, tb)
+			}
+		}
+		bob.HX("/?category=" + handlerstest.Itoa(dogs.ID)).WantStatus(http.StatusOK)
+
+		// A new pet, a pet sold out and a renamed category show at once.
+		name, catID := "Zed", dogs.ID
+		if _, err := a.Store.CreatePet(ctx, db.NewPet{Name: &name, CategoryID: &catID}); err != nil {
+			t.Fatal(err)
+		}
+		zero := int64(0)
+		if _, err := a.Store.SetInventory(ctx, s.Pets["Milo"].ID, db.InventoryUpdate{Quantity: &zero}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.Store.UpdateCategory(ctx, dogs.ID, db.NewCategory{Name: handlerstest.Ptr("Hounds")}); err != nil {
+			t.Fatal(err)
+		}
+		page := bob.Get("/").WantStatus(http.StatusOK)
+		if got := page.Texts("pet-name"); !slices.Contains(got, "Zed") {
+			t.Errorf("after a new pet the catalog shows %q", got)
+		}
+		if got := page.Find(`#category option[value="` + handlerstest.Itoa(dogs.ID) + `"]`).Text(); got != "Hounds" {
+			t.Errorf("renamed category's option = %q, want Hounds", got)
+		}
+		stock := func(name string) string {
+			return page.Find(`[data-pet-id="` + handlerstest.Itoa(s.Pets[name].ID) + `"] [data-testid="stock"]`).Text()
+		}
+		if milo, bella := stock("Milo"), stock("Bella"); milo == "" || milo != bella {
+			t.Errorf("Milo's stock label after selling out = %q, want a sold pet's (Bella's) %q", milo, bella)
+		}
+		results := bob.HX("/?category=" + handlerstest.Itoa(dogs.ID)).WantStatus(http.StatusOK)
+		if got := results.Texts("pet-name"); !slices.Contains(got, "Zed") {
+			t.Errorf("the filter's results after a new pet = %q", got)
+		}
+		if got := results.Texts("category"); len(got) == 0 || got[0] != "Hounds" {
+			t.Errorf("the filter's results show the category as %q, want Hounds", got)
+		}
+	})
+}
