@@ -78,7 +78,7 @@ func (h *Handler) catalogContent(ctx context.Context, part string, f view.Catalo
 		return nil, err
 	}
 	key := part + " " + catalogURL(f, page.AfterID)
-	if html, ok := h.rendered.get(key, version); ok {
+	if html, ok := h.catalog.get(key, version); ok {
 		return html, nil
 	}
 	pf := db.PetFilter{Query: f.Query, CategoryID: f.CategoryID, Page: page}
@@ -114,7 +114,7 @@ func (h *Handler) catalogContent(ctx context.Context, part string, f view.Catalo
 		return nil, err
 	}
 	html := renderedHTML(buf.Bytes())
-	h.rendered.add(key, version, html)
+	h.catalog.add(key, version, html)
 	return html, nil
 }
 

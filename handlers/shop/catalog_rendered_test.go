@@ -4,7 +4,9 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"petstore/db"
 	"petstore/db/dbtest"
@@ -77,6 +79,66 @@ func TestShopCatalogRenderedPerVersion(t *testing.T) {
 		}
 		if got := results.Texts("category"); len(got) == 0 || got[0] != "Hounds" {
 			t.Errorf("the filter's results show the category as %q, want Hounds", got)
+		}
+	})
+}
+
+// TestShopPetPageRenderedPerVersion: a pet page's part is rendered once per
+// catalog version and day and served to every shopper, with each shopper's
+// own order form in it; a change to the pet shows at once, and its age
+// follows the store's day.
+func TestShopPetPageRenderedPerVersion(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		a := handlerstest.NewOn(t, open)
+		s := catalogSeed(t, a)
+		ctx := context.Background()
+		rex := s.Pets["Rex"]
+		born := a.Clock.Now().AddDate(0, -3, 0).Format(time.DateOnly)
+		if _, err := a.Store.UpdatePet(ctx, rex.ID, db.NewPet{Name: &rex.Name, CategoryID: &rex.CategoryID,
+			BirthDate: db.Nullable[string]{Present: true, Value: born}}); err != nil {
+			t.Fatal(err)
+		}
+		ann, bob := a.Shopper(t), a.Shopper(t)
+		path := "/pets/" + handlerstest.Itoa(rex.ID)
+		ann.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(rex.ID), "quantity", "2")).WantRedirect("/cart")
+
+		var age string
+		for range 2 { // the second answers come from what was rendered
+			for _, sh := range []struct {
+				b      *handlerstest.Browser
+				inCart string
+			}{{ann, "You have 2 in your cart."}, {bob, ""}} {
+				r := sh.b.Get(path).WantStatus(http.StatusOK)
+				if got := r.ID("order-form").Find(`input[name="_csrf"]`).AttrOr("value", ""); got == "" || got != sh.b.CSRF {
+					t.Errorf("order form's CSRF token %q, want the shopper's own %q", got, sh.b.CSRF)
+				}
+				if got := strings.TrimSpace(r.Text("in-cart")); got != sh.inCart {
+					t.Errorf("in cart = %q, want %q", got, sh.inCart)
+				}
+				if got := r.Text("stock"); got != "3 in stock" {
+					t.Errorf("stock = %q, want 3 in stock", got)
+				}
+				age = r.Text("age")
+			}
+		}
+		if age == "" {
+			t.Fatal("no age shown")
+		}
+
+		one := int64(1)
+		if _, err := a.Store.SetInventory(ctx, rex.ID, db.InventoryUpdate{Quantity: &one}); err != nil {
+			t.Fatal(err)
+		}
+		r := bob.Get(path).WantStatus(http.StatusOK)
+		if got := r.Text("stock"); got != "Last one in stock" {
+			t.Errorf("stock after a change = %q, want Last one in stock", got)
+		}
+		if got := r.ID("quantity").AttrOr("max", ""); got != "1" {
+			t.Errorf("quantity max after a change = %q, want 1", got)
+		}
+		a.Clock.Add(45 * 24 * time.Hour)
+		if got := bob.Get(path).Text("age"); got == age {
+			t.Errorf("age %q unchanged 45 days later", got)
 		}
 	})
 }

@@ -26,7 +26,10 @@ type Handler struct {
 	// the bucket the console's sign-in shares.
 	FormLimit fiber.Handler
 
-	surface  *web.Surface
-	csrf     fiber.Handler
-	rendered *rendered // the catalog's HTML per catalog version
+	surface *web.Surface
+	csrf    fiber.Handler
+	// catalog and pets keep the catalog's and the pet pages' parts per
+	// catalog version (catalogContent, petContent).
+	catalog *rendered[renderedHTML]
+	pets    *rendered[*petRendered]
 }

@@ -1,7 +1,11 @@
 package shop
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"strconv"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
@@ -14,21 +18,84 @@ import (
 )
 
 // Pet is a pet's page: GET /pets/{id}, showing the photo ?photo=N large
-// (the first when N is not one of the pet's photos).
+// (the first when N is not one of the pet's photos). The pet's part is
+// rendered once per catalog version and day (petContent); the frame and
+// the order form are this shopper's.
 func (h *Handler) Pet(c *fiber.Ctx) error {
 	id, err := parseID(c.Params("id"), "pet")
 	if err != nil {
 		return err
 	}
-	v, err := h.petView(c, id)
+	kept, err := h.petContent(c.UserContext(), id, c.Query("photo"))
 	if err != nil {
 		return err
 	}
-	v.Photo = view.ChosenPhoto(c.Query("photo"), len(v.Pet.Photos))
+	st, err := h.loadState(c)
+	if err != nil {
+		return err
+	}
+	v := kept.view
+	v.InCart = st.cart.qty(id)
 	if v.Chrome, err = h.pageChrome(c, view.NavCatalog); err != nil {
 		return err
 	}
-	return web.Render(c, view.PetPage(*v), nil)
+	return web.Render(c, view.PetPageWith(v, around{head: kept.head, middle: view.OrderFormPart(v), tail: kept.tail}), nil)
+}
+
+// petRendered is a pet page's part rendered for every shopper: the HTML
+// before and after the order form, and the view it was rendered from
+// (read only: each request copies it to fill in its own form).
+type petRendered struct {
+	view       view.PetView
+	head, tail renderedHTML
+}
+
+// petViewSize is about what a kept pet's view holds beyond its HTML.
+const petViewSize = 4096
+
+// orderFormSlot marks where the order form goes in a pet's rendered part:
+// a comment no text of the page can produce (templ escapes "<").
+const orderFormSlot = "<!--order-form-->"
+
+// petContent is the pet's part of its page for the photo the query
+// names, rendered anew only when the catalog changed or the day did (the
+// pet's age) since it was last rendered. Errors: not_found, worded for
+// shoppers.
+func (h *Handler) petContent(ctx context.Context, id int64, photo string) (*petRendered, error) {
+	version, err := h.Store.CatalogVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := h.Store.Now()
+	if n, err := strconv.Atoi(photo); err != nil || n < 1 || n > db.MaxPhotos {
+		photo = "" // the first photo, as for any N the pet does not have
+	}
+	key := strconv.FormatInt(id, 10) + " " + photo + " " + now.UTC().Format(time.DateOnly)
+	if kept, ok := h.pets.get(key, version); ok {
+		return kept, nil
+	}
+	p, err := h.Store.FindPetByID(ctx, id)
+	if db.ErrorCode(err) == db.ENotFound {
+		return nil, db.Errorf(db.ENotFound, "We could not find that pet. It may have left the catalog.")
+	}
+	if err != nil {
+		return nil, err
+	}
+	v := view.PetView{Pet: p, Age: petAge(p.BirthDate, now), Photo: view.ChosenPhoto(photo, len(p.Photos))}
+	if cat, err := h.Store.FindCategoryByID(ctx, p.CategoryID); err == nil && cat.Description != nil {
+		v.Description = *cat.Description
+	}
+	var buf bytes.Buffer
+	if err := view.PetContent(v).Render(templ.WithChildren(ctx, templ.Raw(orderFormSlot)), &buf); err != nil {
+		return nil, err
+	}
+	head, tail, ok := bytes.Cut(buf.Bytes(), []byte(orderFormSlot))
+	if !ok {
+		return nil, errors.New("pet page: the order form's place is missing")
+	}
+	kept := &petRendered{view: v, head: head, tail: tail}
+	h.pets.add(key, version, kept)
+	return kept, nil
 }
 
 // petView loads a live pet, its category's description, its age by the

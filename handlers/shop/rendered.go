@@ -4,47 +4,51 @@ import (
 	"context"
 	"io"
 
+	"github.com/a-h/templ"
+
 	"petstore/web/lru"
 )
 
-// rendered keeps HTML the shop rendered from the catalog alone, each with
-// the catalog version (db.Store.CatalogVersion) it was rendered at, so a
-// page whose catalog did not change is not queried and rendered again for
-// every shopper. The keys are the shopper's query: entries and bytes are
-// bounded.
-type rendered struct {
-	kept *lru.Sized[renderedAt]
+// rendered keeps what the shop rendered from the catalog alone (V: HTML,
+// or a pet page's parts), each with the catalog version
+// (db.Store.CatalogVersion) it was rendered at, so a page whose catalog did
+// not change is not queried and rendered again for every shopper. The keys
+// come from the shopper's query: entries and bytes are bounded.
+type rendered[V any] struct {
+	kept *lru.Sized[renderedAt[V]]
 }
 
 // renderedAt is one kept rendering and the catalog version it shows.
-type renderedAt struct {
+type renderedAt[V any] struct {
 	version int64
-	html    renderedHTML
+	v       V
 }
 
-// The bounds of what the shop keeps rendered: a catalog page's content is
-// about 12 KiB, so some 300 pages of filters and cursors.
+// The bounds of what the shop keeps rendered, per kind: a catalog page's
+// content is about 12 KiB, a pet page's about 4 KiB.
 const (
 	renderedEntries = 1024
 	renderedBudget  = 4 << 20
 )
 
-func newRendered() *rendered {
-	return &rendered{kept: lru.NewSized(renderedEntries, renderedBudget, func(r renderedAt) int { return len(r.html) + 16 })}
+// newRendered keeps values whose size in bytes is size.
+func newRendered[V any](size func(V) int) *rendered[V] {
+	return &rendered[V]{kept: lru.NewSized(renderedEntries, renderedBudget, func(r renderedAt[V]) int { return size(r.v) + 16 })}
 }
 
 // get returns what was rendered under key at version, if it was.
-func (r *rendered) get(key string, version int64) (renderedHTML, bool) {
+func (r *rendered[V]) get(key string, version int64) (V, bool) {
 	at, ok := r.kept.Get(key)
 	if !ok || at.version != version {
-		return nil, false
+		var zero V
+		return zero, false
 	}
-	return at.html, true
+	return at.v, true
 }
 
-// add keeps html, rendered under key at version.
-func (r *rendered) add(key string, version int64, html renderedHTML) {
-	r.kept.Add(key, renderedAt{version: version, html: html})
+// add keeps v, rendered under key at version.
+func (r *rendered[V]) add(key string, version int64, v V) {
+	r.kept.Add(key, renderedAt[V]{version: version, v: v})
 }
 
 // renderedHTML is HTML rendered before, written out as it is: a templ
@@ -56,4 +60,22 @@ type renderedHTML []byte
 func (h renderedHTML) Render(_ context.Context, w io.Writer) error {
 	_, err := w.Write(h)
 	return err
+}
+
+// around is a component rendered before with one of this request's in the
+// middle: a pet page's parts around the shopper's order form.
+type around struct {
+	head, tail renderedHTML
+	middle     templ.Component
+}
+
+// Render writes head, middle and tail.
+func (a around) Render(ctx context.Context, w io.Writer) error {
+	if err := a.head.Render(ctx, w); err != nil {
+		return err
+	}
+	if err := a.middle.Render(ctx, w); err != nil {
+		return err
+	}
+	return a.tail.Render(ctx, w)
 }

@@ -12,7 +12,8 @@ import (
 func New(h Handler) *Handler {
 	h.surface = &web.Surface{Errors: h.RenderError}
 	h.csrf = browser.CSRF(h.Sessions, SessionName)
-	h.rendered = newRendered()
+	h.catalog = newRendered(func(h renderedHTML) int { return len(h) })
+	h.pets = newRendered(func(p *petRendered) int { return len(p.head) + len(p.tail) + petViewSize })
 	return &h
 }
 
