@@ -201,6 +201,11 @@ func TestTargets(t *testing.T) {
 		"orders with 1 webhook ≥ 85% of orders without on postgres": false,
 		"webhook backlog drains at ≥ 300/s on sqlite":               false,
 		"webhook backlog drains at ≥ 500/s on postgres":             false,
+		// Nor storefront rows (TestHomeTargets).
+		"GET / ≥ 50% of the API list on sqlite":                   false,
+		"GET / ≥ 50% of the API list on postgres":                 false,
+		"GET / after the orders ≥ 80% of before them on sqlite":   false,
+		"GET / after the orders ≥ 80% of before them on postgres": false,
 	}
 	if len(got) != len(want) {
 		t.Errorf("%d targets, want %d: %v", len(got), len(want), got)
@@ -301,5 +306,42 @@ func TestUploadSummary(t *testing.T) {
 	r.writeRSS(&b)
 	if !strings.Contains(b.String(), "- photo upload on sqlite: a 12-megapixel JPEG") || !strings.Contains(b.String(), "- photo upload on sqlite: a 40-megapixel PNG") {
 		t.Errorf("the report does not show the uploads of both images:\n%s", b.String())
+	}
+}
+
+// TestHomeTargets: the storefront's home is judged against the API list,
+// and after the orders row against itself before it.
+func TestHomeTargets(t *testing.T) {
+	r := &report{Databases: []string{dbSQLite, dbPostgres}, RSS: map[string]int64{}, Rows: []row{
+		{Endpoint: petsList, Database: dbSQLite, Rate: 6000},
+		{Endpoint: homeBefore, Database: dbSQLite, Rate: 3500},
+		{Endpoint: homeAfter, Database: dbSQLite, Rate: 3000},
+		{Endpoint: petsList, Database: dbPostgres, Rate: 1000},
+		{Endpoint: homeBefore, Database: dbPostgres, Rate: 400},
+		{Endpoint: homeAfter, Database: dbPostgres, Rate: 100},
+	}}
+	want := map[string]string{
+		"GET / ≥ 50% of the API list on sqlite":                   "58% (3,500 of 6,000 req/s)",
+		"GET / ≥ 50% of the API list on postgres":                 "40% (400 of 1,000 req/s)",
+		"GET / after the orders ≥ 80% of before them on sqlite":   "86% (3,000 of 3,500 req/s)",
+		"GET / after the orders ≥ 80% of before them on postgres": "25% (100 of 400 req/s)",
+	}
+	met := map[string]bool{
+		"GET / ≥ 50% of the API list on sqlite":                 true,
+		"GET / after the orders ≥ 80% of before them on sqlite": true,
+	}
+	n := 0
+	for _, tg := range r.targets() {
+		d, ok := want[tg.Goal]
+		if !ok {
+			continue
+		}
+		n++
+		if tg.Detail != d || tg.Met != met[tg.Goal] {
+			t.Errorf("%q: met=%v %q, want met=%v %q", tg.Goal, tg.Met, tg.Detail, met[tg.Goal], d)
+		}
+	}
+	if n != len(want) {
+		t.Errorf("%d home targets, want %d", n, len(want))
 	}
 }
