@@ -6,34 +6,47 @@
 -- often, and every update walked the growing chain of that row's versions
 -- (N²: 200,000 pets in one INSERT … SELECT took over 7 minutes), and left
 -- N dead versions that every counter read then scanned until a vacuum.
--- Here per-statement triggers with transition tables aggregate instead: a
--- statement that changed rows bumps its slot of catalog_changes once and
--- each pet_counts (category, status, slot) row it moved once, so a
--- transaction leaves one version of each per statement, not per row.
+-- Here per-statement triggers with transition tables aggregate instead,
+-- and a transaction writes each counter row once whatever its size:
+--   - catalog_changes: the first statement of a transaction that changed
+--     rows of pets, categories or inventory bumps the transaction's slot;
+--     its later statements do not (readers only see commits, and one bump
+--     per commit is enough for "same sum, same rows").
+--   - pet_counts: each statement adds its net moves, summed by (category,
+--     status) from its transition tables, to a transaction-local tally
+--     (petstore.count_deltas), and one deferred trigger on the slot's
+--     update applies the tally at commit, one upsert per (category,
+--     status) it moved. A rolled-back transaction or savepoint drops its
+--     tally with its writes (set_config(..., true) follows them).
+-- So a transaction leaves one version of its slot and of each count row
+-- it moved, and the counter read scans a bounded table between vacuums.
 --
 -- Lock order. The deferred triggers took the slot at commit, after every
--- pet row lock, so a slot holder never waited. A statement trigger runs at
--- the end of each statement and keeps the slot's row lock to the commit,
--- so a transaction that then locks pet or inventory rows (an order of many
--- lines, a bulk edit, a cancel) would hold a slot while waiting for a row:
--- with the slot fixed by pg_backend_pid() % 64, two connections of the
--- same slot could deadlock (A: slot S, waits for pet P; B: pet P, waits
--- for slot S). So the slot is no longer fixed: catalog_slot() takes the
--- first slot, from pg_backend_pid() % 64 on, that no other transaction
--- holds (FOR NO KEY UPDATE SKIP LOCKED), and the transaction keeps it in a
--- transaction-local setting (petstore.catalog_slot) for its later
--- statements, whose lock on it is its own. A writer thus never waits for
--- a slot while fewer than 64 transactions hold one (each instance's pool is
--- far smaller); pet_counts rows of a slot are written only by the slot's
--- holder, so nobody waits for them either; the only waits left are the
--- pet and inventory row locks the store's flows took before. Only if all
--- 64 slots are held does a writer wait for its own (pg_backend_pid() % 64),
--- as before; a deadlock is then possible and PostgreSQL reports it (40P01)
--- to one of the two, whose write fails whole.
--- A savepoint rolled back undoes the setting and the lock together.
+-- pet row lock, so a slot holder never waited. Here the slot is taken at
+-- the end of the transaction's first catalog statement and kept to the
+-- commit, so a transaction that then locks pet or inventory rows (an order
+-- of many lines, a bulk edit, a cancel) holds a slot while it may wait for
+-- a row: with the slot fixed by pg_backend_pid() % 64, two connections of
+-- the same slot could deadlock (A: slot S, waits for pet P; B: pet P,
+-- waits for slot S). So the slot is no longer fixed: catalog_changed()
+-- takes the first slot, from pg_backend_pid() % 64 on, that no other
+-- transaction holds (FOR NO KEY UPDATE SKIP LOCKED), and the transaction
+-- remembers it (petstore.catalog_slot) so its later statements take no
+-- other. A writer thus never waits for a slot while fewer than 64
+-- transactions hold one (each instance's pool is far smaller); pet_counts
+-- rows of a slot are written only by the slot's holder, so nobody waits
+-- for them either; the only waits left are the pet and inventory row locks
+-- the store's flows took before, in the order they took them before. Only
+-- if all 64 slots are held does a writer wait for its own (pg_backend_pid()
+-- % 64); a deadlock is then possible and PostgreSQL reports it (40P01) to
+-- one of the two, whose write fails whole.
+-- Nothing may SET CONSTRAINTS ... IMMEDIATE: the tally must be applied at
+-- the commit, after the transaction's last statement.
 
+-- catalog_changed bumps the transaction's slot of catalog_changes, once
+-- per transaction, and returns the slot.
 -- +goose StatementBegin
-CREATE FUNCTION catalog_slot() RETURNS integer LANGUAGE plpgsql AS $$
+CREATE FUNCTION catalog_changed() RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     s integer := NULLIF(current_setting('petstore.catalog_slot', true), '')::integer;
     home integer := pg_backend_pid() % 64;
@@ -46,68 +59,100 @@ BEGIN
     LIMIT 1 FOR NO KEY UPDATE SKIP LOCKED;
     IF s IS NULL THEN
         s := home;
-        PERFORM 1 FROM catalog_changes WHERE slot = s FOR NO KEY UPDATE;
     END IF;
+    UPDATE catalog_changes SET version = version + 1 WHERE slot = s;
     PERFORM set_config('petstore.catalog_slot', s::text, true);
     RETURN s;
 END
 $$;
 -- +goose StatementEnd
 
--- bump_catalog_changes_statement bumps the transaction's slot once for a
+-- bump_catalog_changes_statement marks the transaction changed for a
 -- statement on pets, categories or inventory that changed rows (its
 -- transition table is named changed_rows whatever the event).
 -- +goose StatementBegin
 CREATE FUNCTION bump_catalog_changes_statement() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF EXISTS (SELECT 1 FROM changed_rows) THEN
-        UPDATE catalog_changes SET version = version + 1 WHERE slot = catalog_slot();
+        PERFORM catalog_changed();
     END IF;
     RETURN NULL;
 END
 $$;
 -- +goose StatementEnd
 
--- count_pets_statement bumps the slot and applies a statement's net moves
--- of live pets to pet_counts: -1 for each old row that was live, +1 for
--- each new row that is live, summed by (category, status). An UPDATE that
--- left a pet's category, status and liveness as they were nets zero for
--- it, which is what the old trigger's WHEN meant; sums that net zero are
--- not written.
+-- tally_pet_counts adds a statement's net moves of live pets to the
+-- transaction's tally: -1 for each old row that was live, +1 for each new
+-- row that is live, summed by (category, status). An UPDATE that left a
+-- pet's category, status and liveness as they were nets zero for it, which
+-- is what the old trigger's WHEN meant; sums that net zero are dropped.
+-- +goose StatementBegin
+CREATE FUNCTION tally_pet_counts(moves jsonb) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM set_config('petstore.count_deltas', (
+        SELECT COALESCE(jsonb_object_agg(k, n), '{}')::text FROM (
+            SELECT k, sum(n) AS n FROM (
+                SELECT key AS k, value::bigint AS n
+                FROM jsonb_each_text(COALESCE(NULLIF(current_setting('petstore.count_deltas', true), ''), '{}')::jsonb)
+                UNION ALL
+                SELECT key, value::bigint FROM jsonb_each_text(moves)
+            ) AS both_tallies GROUP BY k HAVING sum(n) <> 0
+        ) AS merged), true);
+END
+$$;
+-- +goose StatementEnd
+
+-- count_pets_statement marks the transaction changed and tallies the
+-- moves of a statement on pets that changed rows. Tally keys are
+-- "category_id|status" (a status never holds "|").
 -- +goose StatementBegin
 CREATE FUNCTION count_pets_statement() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-    s integer;
+    moves jsonb;
 BEGIN
     IF TG_OP = 'INSERT' THEN
         IF NOT EXISTS (SELECT 1 FROM new_rows) THEN RETURN NULL; END IF;
-        s := catalog_slot();
-        UPDATE catalog_changes SET version = version + 1 WHERE slot = s;
-        INSERT INTO pet_counts AS c (category_id, status, slot, n)
-        SELECT category_id, status, s, count(*) FROM new_rows WHERE deleted_at IS NULL
-        GROUP BY category_id, status
-        ON CONFLICT (category_id, status, slot) DO UPDATE SET n = c.n + EXCLUDED.n;
+        SELECT jsonb_object_agg(category_id || '|' || status, n) INTO moves FROM (
+            SELECT category_id, status, count(*) AS n FROM new_rows WHERE deleted_at IS NULL
+            GROUP BY category_id, status) AS m;
     ELSIF TG_OP = 'DELETE' THEN
         IF NOT EXISTS (SELECT 1 FROM old_rows) THEN RETURN NULL; END IF;
-        s := catalog_slot();
-        UPDATE catalog_changes SET version = version + 1 WHERE slot = s;
-        INSERT INTO pet_counts AS c (category_id, status, slot, n)
-        SELECT category_id, status, s, -count(*) FROM old_rows WHERE deleted_at IS NULL
-        GROUP BY category_id, status
-        ON CONFLICT (category_id, status, slot) DO UPDATE SET n = c.n + EXCLUDED.n;
+        SELECT jsonb_object_agg(category_id || '|' || status, n) INTO moves FROM (
+            SELECT category_id, status, -count(*) AS n FROM old_rows WHERE deleted_at IS NULL
+            GROUP BY category_id, status) AS m;
     ELSE
         IF NOT EXISTS (SELECT 1 FROM new_rows) THEN RETURN NULL; END IF;
-        s := catalog_slot();
-        UPDATE catalog_changes SET version = version + 1 WHERE slot = s;
-        INSERT INTO pet_counts AS c (category_id, status, slot, n)
-        SELECT category_id, status, s, sum(d) FROM (
-            SELECT category_id, status, -1 AS d FROM old_rows WHERE deleted_at IS NULL
-            UNION ALL
-            SELECT category_id, status, 1 AS d FROM new_rows WHERE deleted_at IS NULL
-        ) AS moves
-        GROUP BY category_id, status HAVING sum(d) <> 0
-        ON CONFLICT (category_id, status, slot) DO UPDATE SET n = c.n + EXCLUDED.n;
+        SELECT jsonb_object_agg(category_id || '|' || status, n) INTO moves FROM (
+            SELECT category_id, status, sum(d) AS n FROM (
+                SELECT category_id, status, -1 AS d FROM old_rows WHERE deleted_at IS NULL
+                UNION ALL
+                SELECT category_id, status, 1 AS d FROM new_rows WHERE deleted_at IS NULL
+            ) AS d GROUP BY category_id, status HAVING sum(d) <> 0) AS m;
     END IF;
+    PERFORM catalog_changed();
+    IF moves IS NOT NULL THEN
+        PERFORM tally_pet_counts(moves);
+    END IF;
+    RETURN NULL;
+END
+$$;
+-- +goose StatementEnd
+
+-- apply_pet_counts writes the transaction's tally to its slot's rows of
+-- pet_counts at the commit: the deferred trigger on the slot's one bump.
+-- +goose StatementBegin
+CREATE FUNCTION apply_pet_counts() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    tally jsonb := NULLIF(current_setting('petstore.count_deltas', true), '')::jsonb;
+BEGIN
+    IF tally IS NULL OR tally = '{}' THEN
+        RETURN NULL;
+    END IF;
+    INSERT INTO pet_counts AS c (category_id, status, slot, n)
+    SELECT split_part(key, '|', 1)::bigint, split_part(key, '|', 2), NEW.slot, value::bigint
+    FROM jsonb_each_text(tally)
+    ON CONFLICT (category_id, status, slot) DO UPDATE SET n = c.n + EXCLUDED.n;
+    PERFORM set_config('petstore.count_deltas', '', true);
     RETURN NULL;
 END
 $$;
@@ -119,6 +164,8 @@ DROP TRIGGER pets_catalog_changes ON pets;
 DROP TRIGGER categories_catalog_changes ON categories;
 DROP TRIGGER inventory_catalog_changes ON inventory;
 
+CREATE CONSTRAINT TRIGGER catalog_changes_apply_pet_counts AFTER UPDATE ON catalog_changes
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION apply_pet_counts();
 -- PostgreSQL allows transition tables only on plain (not constraint)
 -- triggers of one event each: three per table.
 CREATE TRIGGER pets_changes_insert AFTER INSERT ON pets
@@ -150,9 +197,12 @@ DROP TRIGGER categories_changes_insert ON categories;
 DROP TRIGGER pets_changes_delete ON pets;
 DROP TRIGGER pets_changes_update ON pets;
 DROP TRIGGER pets_changes_insert ON pets;
+DROP TRIGGER catalog_changes_apply_pet_counts ON catalog_changes;
+DROP FUNCTION apply_pet_counts();
 DROP FUNCTION count_pets_statement();
+DROP FUNCTION tally_pet_counts(jsonb);
 DROP FUNCTION bump_catalog_changes_statement();
-DROP FUNCTION catalog_slot();
+DROP FUNCTION catalog_changed();
 CREATE CONSTRAINT TRIGGER pets_catalog_changes AFTER INSERT OR UPDATE OR DELETE ON pets
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION bump_catalog_changes();
 CREATE CONSTRAINT TRIGGER categories_catalog_changes AFTER INSERT OR UPDATE OR DELETE ON categories
