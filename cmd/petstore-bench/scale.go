@@ -121,7 +121,7 @@ func scaleDatabase(ctx context.Context, database string, n int, bin, dir string,
 	rep.Seeds = append(rep.Seeds, scaleSeed{Database: database, Pets: n, Took: seeded})
 	logf("%s: seeded %d pets in %s (%s rows/s, triggers on)", database, n, seeded.Round(10*time.Millisecond),
 		thousands(float64(n)/seeded.Seconds()))
-	srv, err := startServer(ctx, bin, dir, dbURL, false)
+	srv, err := startServer(ctx, bin, dir, dbURL, o.Profile != "")
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,12 @@ func scaleDatabase(ctx context.Context, database string, n int, bin, dir string,
 			h = http.Header{}
 		}
 		tr := vegeta.NewStaticTargeter(vegeta.Target{Method: http.MethodGet, URL: srv.base + path, Header: h})
-		m, err := measure(ctx, tr, attackSettings{Workers: o.Workers, Warmup: o.Warmup, Duration: o.Duration})
+		settings := attackSettings{Workers: o.Workers, Warmup: o.Warmup, Duration: o.Duration}
+		if o.Profile != "" { // one profile per read, size and database, as the usual run does per row
+			name := profileName(database, fmt.Sprintf("%s %s", petCount(n), r.Name))
+			settings.OnPeak = profileTo(ctx, srv.pprof, filepath.Join(o.Profile, name), o.Duration)
+		}
+		m, err := measure(ctx, tr, settings)
 		if err != nil {
 			return err
 		}
