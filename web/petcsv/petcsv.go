@@ -65,6 +65,9 @@ func Read(r io.Reader, today time.Time, emit func(*db.CatalogRow) error) (int64,
 	if errors.Is(err, io.EOF) {
 		return 0, fileProblem("is empty: its first row must name the columns (%s)", strings.Join(Columns, ", "))
 	}
+	if err != nil && !errors.As(err, new(*csv.ParseError)) {
+		return 0, err
+	}
 	if err != nil {
 		return 0, problems(db.Problems{parseProblem(HeaderRow, err)})
 	}
@@ -84,6 +87,9 @@ func Read(r io.Reader, today time.Time, emit func(*db.CatalogRow) error) (int64,
 			return 0, fileProblem("has more than %d rows of pets, the most one import takes", db.MaxImportRows)
 		}
 		if err != nil && !errors.Is(err, csv.ErrFieldCount) {
+			if !errors.As(err, new(*csv.ParseError)) {
+				return 0, err // the reading failed, not the file
+			}
 			pr = append(pr, parseProblem(row, err))
 			break // after a quoting error the rest of the file cannot be read reliably
 		}
