@@ -65,20 +65,13 @@ func newEvent(typ string, data any) (pendingEvent, error) {
 // deliver events only up to the horizon (eventHorizon), and other
 // instances are woken after the commit (eventsCommitted).
 func (tx *Tx) flushEvents(ctx context.Context) error {
-	return tx.writeEvents(ctx, tx.events)
-}
-
-// writeEvents inserts events in one statement, ids in their order; an
-// import writes its events a batch at a time with it, rather than holding
-// them all until the commit.
-func (tx *Tx) writeEvents(ctx context.Context, evs []pendingEvent) error {
-	if len(evs) == 0 {
+	if len(tx.events) == 0 {
 		return nil
 	}
-	args := make([]any, 0, 1+2*len(evs))
+	args := make([]any, 0, 1+2*len(tx.events))
 	args = append(args, tx.now)
-	rows := make([]string, len(evs))
-	for i, e := range evs {
+	rows := make([]string, len(tx.events))
+	for i, e := range tx.events {
 		args = append(args, e.typ, e.data)
 		n := len(args)
 		rows[i] = fmt.Sprintf("($%d, $%d, %d)", n-1, n, i)

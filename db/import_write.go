@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -76,6 +77,34 @@ func (s *Store) RunImport(ctx context.Context, im *Import, parse ImportParser, p
 	return tx.Commit()
 }
 
+// valueRows is the VALUES list of a multi-row INSERT of rows rows of cols
+// parameters, numbered in order. SQLite gets anonymous "?": it looks a
+// "$N" up by name in a list, per parameter, which makes a statement of
+// thousands of parameters cost their square.
+func (tx *Tx) valueRows(rows, cols int) string {
+	var b strings.Builder
+	n := 0
+	for r := range rows {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for c := range cols {
+			if c > 0 {
+				b.WriteString(", ")
+			}
+			n++
+			if tx.dialect() == DialectSQLite {
+				b.WriteByte('?')
+			} else {
+				b.WriteString("$" + strconv.Itoa(n))
+			}
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
 // importWriter writes an import's rows in batches within its transaction.
 type importWriter struct {
 	tx         *Tx
@@ -129,16 +158,13 @@ func (w *importWriter) flush(ctx context.Context) error {
 		p.Photos = Photos{}
 		pets[i] = p
 	}
-	args := []any{tx.now}
-	rows := make([]string, len(pets))
-	for i, p := range pets {
-		n := len(args)
-		rows[i] = fmt.Sprintf("($%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $1, $1)", n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8)
-		args = append(args, p.Name, foldName(p.Name), p.CategoryID, p.Status, p.Price, p.Description, p.Breed, p.BirthDate)
+	args := make([]any, 0, 10*len(pets))
+	for _, p := range pets {
+		args = append(args, p.Name, foldName(p.Name), p.CategoryID, p.Status, p.Price, p.Description, p.Breed, p.BirthDate, tx.now, tx.now)
 	}
 	var ids []int64
 	err := tx.SelectContext(ctx, &ids, `INSERT INTO pets (name, name_key, category_id, status, price, description, breed, birth_date,
-		created_at, updated_at) VALUES `+strings.Join(rows, ", ")+` RETURNING id`, args...)
+		created_at, updated_at) VALUES `+tx.valueRows(len(pets), 10)+` RETURNING id`, args...)
 	if err != nil {
 		return fmt.Errorf("import pets: %w", err)
 	}
@@ -148,23 +174,27 @@ func (w *importWriter) flush(ctx context.Context) error {
 	// One statement draws its ids in the order of its rows; RETURNING need
 	// not list them in that order.
 	slices.Sort(ids)
-	args = []any{tx.now}
-	evs := make([]pendingEvent, len(pets))
+	args = args[:0]
+	events := make([]any, 0, 3*len(pets))
 	for i, p := range pets {
 		p.ID = ids[i]
-		n := len(args)
-		rows[i] = fmt.Sprintf("($%d, $%d, $1)", n+1, n+2)
-		args = append(args, p.ID, p.Stock)
-		if evs[i], err = newEvent(EventPetCreated, p); err != nil {
+		args = append(args, p.ID, p.Stock, tx.now)
+		e, err := newEvent(EventPetCreated, p)
+		if err != nil {
 			return err
 		}
+		events = append(events, e.typ, e.data, tx.now)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO inventory (pet_id, quantity, updated_at) VALUES `+strings.Join(rows, ", "), args...); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO inventory (pet_id, quantity, updated_at) VALUES `+tx.valueRows(len(pets), 3), args...); err != nil {
 		return fmt.Errorf("import inventory: %w", err)
 	}
-	if err := tx.writeEvents(ctx, evs); err != nil {
-		return err
+	// The events in row order, ids drawn in that order as the pets' were.
+	// The transaction has its id already (PostgreSQL's event horizon: see
+	// flushEvents): it wrote the pets.
+	if _, err := tx.ExecContext(ctx, `INSERT INTO events (type, data, created_at) VALUES `+tx.valueRows(len(pets), 3), events...); err != nil {
+		return fmt.Errorf("import events: %w", err)
 	}
+	tx.wroteEvents = true
 	w.written += int64(len(pets))
 	w.batch = w.batch[:0]
 	if w.fault != nil {
