@@ -178,6 +178,12 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 		con.Route(post, "/categories/:categoryId", con.UpdateCategory),
 		con.Route(post, "/categories/:categoryId/delete", con.DeleteCategory),
 
+		// A catalog import (SPEC §18): the file is read part by part after
+		// the CSRF token, as photos are, and streamed into the import.
+		con.Route(get, "/import", con.ImportForm),
+		con.Route(post, "/import", con.StartImport, console.Body(con.ImportLimit())),
+		con.Route(get, "/imports/:importId", con.ImportStatus),
+
 		con.Route(get, "/keys", con.Keys, admin),
 		con.Route(post, "/keys", con.IssueKey, admin),
 		con.Route(get, "/keys/:keyId", con.EditKey, admin),
