@@ -67,8 +67,9 @@ func (s *Store) RunImport(ctx context.Context, im *Import, parse ImportParser, p
 	if err := tx.audit(AuditCatalogImport, TargetID(auditTargetImport, im.ID), changes); err != nil {
 		return err
 	}
+	// finished_at is when the writing ended, not when the transaction began.
 	if _, err := tx.exec(ctx, `UPDATE imports SET status = $1, processed = $2, row_count = $2, finished_at = $3 WHERE id = $4`,
-		ImportSucceeded, w.written, tx.now, im.ID); err != nil {
+		ImportSucceeded, w.written, s.Now().UTC(), im.ID); err != nil {
 		return fmt.Errorf("finish import: %w", err)
 	}
 	if _, err := tx.exec(ctx, `DELETE FROM import_chunks WHERE import_id = $1`, im.ID); err != nil {
