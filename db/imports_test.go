@@ -151,3 +151,31 @@ func TestImportFailureLeavesNothing(t *testing.T) {
 		}
 	})
 }
+
+// TestImportProgressVisible: on PostgreSQL an import's progress, written
+// from another connection while its transaction runs (web/imports, once a
+// second), is read by GET before the import commits. (SQLite has one
+// writer, the import: its progress stays in the memory of the instance.)
+func TestImportProgressVisible(t *testing.T) {
+	s := dbtest.Postgres(t)
+	ctx := context.Background()
+	im := mustQueueImport(t, s, catalogFile(2500), 2500)
+	started, _, _ := s.StartImport(ctx, im.ID)
+	var seen []int64
+	err := s.RunImport(ctx, started, lines(s), func(n int64) {
+		if err := s.SetImportProgress(ctx, im.ID, n); err != nil {
+			t.Errorf("progress: %v", err)
+		}
+		got, err := s.FindImportByID(ctx, im.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen = append(seen, got.Processed)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(seen) != "[1000 2000 2500]" {
+		t.Errorf("progress read while running: %v, want [1000 2000 2500]", seen)
+	}
+}
