@@ -199,6 +199,11 @@ func TestCatalogImportRefused(t *testing.T) {
 			{"unknown columns", "name,category,colour\nRex,Dogs,brown\n", 1, problem("row 1: colour", "is not a column of an import; the columns are name, category, status, price, breed, birthDate, description, quantity")},
 			{"one bad row in 10,000", oneBad, 1, problem("row 5005: status", "must be one of available, pending, sold")},
 			{"100 problems at most", many, 100, problem("row 2: name", "is required")},
+			// Hostile bytes: NUL, bytes that are not UTF-8, a control
+			// character in a column's name.
+			{"NUL in a name", "name,category\nRe\x00x,Dogs\n", 1, problem("row 2: name", "must not contain control characters")},
+			{"not UTF-8", "name,category,description\nRex,Dogs,caf\xe9\n", 1, problem("row 2: description", "must be valid UTF-8")},
+			{"control character in the header", "name,category,a\x01b\nRex,Dogs,x\n", 1, problem("row 1: \"a\\x01b\"", "is not a column of an import; the columns are name, category, status, price, breed, birthDate, description, quantity")},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				p := postImport(a, tc.file).Want(t, http.StatusUnprocessableEntity, db.EValidationFailed).Problem(t)
