@@ -75,6 +75,10 @@ type Store struct {
 	// in Go like every other order.
 	placeLone func(ctx context.Context, o *Order, owner Owner) error
 
+	// importFault, set by tests, runs after each batch an import writes:
+	// an error it returns fails the import (its transaction rolls back).
+	importFault func(written int64) error
+
 	horizon  outbox.Horizon  // PostgreSQL: how far readers may deliver events
 	notifier outbox.Notifier // PostgreSQL: NOTIFY other instances after commits
 }

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 
 	"petstore/db/internal/migrate"
 )
@@ -43,4 +44,20 @@ func (s *Store) RenameCategoryThenRollBack(ctx context.Context, id int64, name s
 	ch := Changes{}
 	ch.Set("name", "", name)
 	return tx.audit(AuditCategoryUpdate, TargetID("category", id), ch)
+}
+
+// FailImportsAfter makes every import's transaction fail once it has
+// written n rows or more (0: never), for the tests that show a failed
+// import leaves nothing behind.
+func (s *Store) FailImportsAfter(n int64) {
+	if n == 0 {
+		s.importFault = nil
+		return
+	}
+	s.importFault = func(written int64) error {
+		if written >= n {
+			return errors.New("import fault injected by a test")
+		}
+		return nil
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"petstore/static"
 	"petstore/web"
 	"petstore/web/browser"
+	"petstore/web/imports"
 	"petstore/web/photo"
 )
 
@@ -25,9 +26,17 @@ func NewApp(h *Handler) (*fiber.App, error) {
 	if photos == nil {
 		photos = photo.NewWorker()
 	}
+	imp := h.Imports
+	if imp == nil {
+		var err error
+		if imp, err = imports.New(h.Store, h.Logger); err != nil {
+			return nil, err
+		}
+	}
 	a, err := api.New(api.Config{
 		Store: h.Store, Limiter: h.Limiter, Proxies: h.Proxies, Events: h.Events, Logger: h.Logger, Now: h.Now,
 		Deprecated: h.Config.Deprecated, Sunset: h.Config.Sunset, Metrics: h.Metrics, PhotoLimits: h.Config.PhotoLimits, Photos: photos,
+		Imports: imp,
 	})
 	if err != nil {
 		return nil, err
@@ -43,6 +52,7 @@ func NewApp(h *Handler) (*fiber.App, error) {
 		Store: h.Store, Sessions: h.Sessions, Limiter: h.Limiter, Shared: h.Shared, FormLimit: formLimit,
 		Proxies: h.Proxies, Events: h.Events, Logger: h.Logger, Now: h.Now, PhotoLimits: h.Config.PhotoLimits, Photos: photos,
 		TwoFactorRequired: h.Config.StaffTwoFactorRequired, PasswordCost: h.Config.PasswordCost,
+		Imports: imp,
 	})
 
 	var routes *web.Routes

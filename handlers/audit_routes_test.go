@@ -106,6 +106,16 @@ func (e *auditEnv) form(path string, kv ...string) int {
 	return e.b.Post(path, handlerstest.Form(kv...)).Status
 }
 
+// runImport runs the job of the import a request queued (with status).
+func (e *auditEnv) runImport(status int, importID int64) int {
+	if status == http.StatusAccepted || status == http.StatusSeeOther {
+		if err := e.a.Handler.Imports.Run(e.ctx, importID); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	return status
+}
+
 func id(n int64) string { return handlerstest.Itoa(n) }
 
 // auditCase sends one successful request of a route and names the action
@@ -120,6 +130,13 @@ var auditCases = map[string]auditCase{
 	// The API, with a staff key.
 	"POST /api/pets": {db.AuditPetCreate, func(e *auditEnv) int {
 		return e.api("POST", "/api/pets", map[string]any{"name": e.name("Pup"), "categoryId": e.pet().CategoryID})
+	}},
+	// An import's entry is written by its job, for whoever started it.
+	"POST /api/pets/import": {db.AuditCatalogImport, func(e *auditEnv) int {
+		r := e.a.Do(handlerstest.Req{Method: "POST", Path: "/api/pets/import", Key: e.a.Staff, Body: "name,category\n" + e.name("Imported") + ",Dogs\n", ContentType: "text/csv"})
+		var im db.Import
+		r.Decode(e.t, &im)
+		return e.runImport(r.Status, im.ID)
 	}},
 	"PUT /api/pets/:petId": {db.AuditPetPrice, func(e *auditEnv) int {
 		p := e.pet()
@@ -206,6 +223,14 @@ var auditCases = map[string]auditCase{
 	}},
 	"POST /staff/pets/:petId/delete": {db.AuditPetDelete, func(e *auditEnv) int {
 		return e.form("/staff/pets/" + id(e.pet().ID) + "/delete")
+	}},
+	"POST /staff/import": {db.AuditCatalogImport, func(e *auditEnv) int {
+		e.b.Get("/staff/import").WantStatus(http.StatusOK)
+		body, ct := handlerstest.ImportForm(e.t, e.b.CSRF, "pets.csv", []byte("name,category\n"+e.name("Imported")+",Dogs\n"))
+		p := e.b.Upload("/staff/import", body, ct, false)
+		var im db.Import
+		e.a.GetJSON(e.t, e.a.Staff, strings.Replace(p.Header.Get("Location"), "/staff/", "/api/", 1), &im)
+		return e.runImport(p.Status, im.ID)
 	}},
 	"POST /staff/pets/:petId/photos": {db.AuditPhotoAdd, func(e *auditEnv) int {
 		p := e.pet()

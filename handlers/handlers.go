@@ -12,6 +12,7 @@ import (
 	"petstore/web"
 	"petstore/web/browser"
 	"petstore/web/events"
+	"petstore/web/imports"
 	"petstore/web/photo"
 	"petstore/web/ratelimit"
 )
@@ -70,4 +71,7 @@ type Handler struct {
 	// Load, when set, counts the requests being answered, for the webhook
 	// deliveries that give way to them (web.Load).
 	Load *web.Load
+	// Imports runs the catalog imports (SPEC §18); nil: NewApp makes one
+	// (whose jobs then wait for a queue that works them).
+	Imports *imports.Imports
 }

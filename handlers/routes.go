@@ -10,6 +10,7 @@ import (
 	"petstore/handlers/console"
 	"petstore/handlers/shop"
 	"petstore/web"
+	"petstore/web/imports"
 	"petstore/web/photo"
 )
 
@@ -69,6 +70,11 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 		a.Route(del, "/pets/:petId", a.DeletePet, staff),
 		a.Route(post, "/pets/:petId/photos", a.AddPhoto, staff, api.Check(a.PhotoType), photoBody, idempotent),
 		a.Route(del, "/pets/:petId/photos/:photoId", a.DeletePhoto, staff),
+		// A catalog import (SPEC §18): the CSV body, up to 50 MiB, is read
+		// as a stream by the handler once the key, the role and the content
+		// type passed; a job writes it.
+		a.Route(post, "/pets/import", a.ImportPets, staff, api.Check(a.ImportType), api.StreamedBody(imports.MaxBytes)),
+		a.Route(get, "/imports/:importId", a.GetImport, staff),
 
 		a.Route(get, "/categories", a.ListCategories, customer, conditional),
 		a.Route(post, "/categories", a.CreateCategory, staff, idempotent),
@@ -171,6 +177,12 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 		con.Route(get, "/categories/:categoryId/edit", con.EditCategory),
 		con.Route(post, "/categories/:categoryId", con.UpdateCategory),
 		con.Route(post, "/categories/:categoryId/delete", con.DeleteCategory),
+
+		// A catalog import (SPEC §18): the file is read part by part after
+		// the CSRF token, as photos are, and streamed into the import.
+		con.Route(get, "/import", con.ImportForm),
+		con.Route(post, "/import", con.StartImport, console.Body(con.ImportLimit())),
+		con.Route(get, "/imports/:importId", con.ImportStatus),
 
 		con.Route(get, "/keys", con.Keys, admin),
 		con.Route(post, "/keys", con.IssueKey, admin),

@@ -70,12 +70,17 @@ func TestSweepPages(t *testing.T) {
 			t.Fatal(err)
 		}
 		hook, delivery := sweepWebhook(t, a)
+		imported, err := a.Handler.Imports.Create(ctx, strings.NewReader("name,category\nSweep,Dogs\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
 		// The valid id of every path parameter the pages use: a route
 		// with a parameter not listed here fails the sweep until it is.
 		valid := map[string]string{
 			"id": handlerstest.Itoa(pet.ID), "petId": handlerstest.Itoa(pet.ID), "categoryId": handlerstest.Itoa(pet.CategoryID),
 			"keyId": handlerstest.Itoa(a.CustID), "orderId": handlerstest.Itoa(order.ID), "photoId": handlerstest.Itoa(photo.ID), "checkoutId": handlerstest.Itoa(checkout.ID),
 			"webhookId": handlerstest.Itoa(hook), "deliveryId": handlerstest.Itoa(delivery),
+			"importId": handlerstest.Itoa(imported.ID),
 		}
 		signedIn := a.SignedIn(t) // before listening: it uses app.Test
 		var cookies []*http.Cookie

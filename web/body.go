@@ -261,3 +261,76 @@ func byteSize(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// ErrBodyTooLarge: a body read with BodyStream went on past its route's
+// limit.
+var ErrBodyTooLarge = errors.New("the request body is larger than its route takes")
+
+// BodyStream is the body of a route that reads its own (a larger
+// Route.Body) as a stream, never held whole: a catalog import's file is
+// checked and stored as it arrives. Reading past the route's limit (a
+// chunked body: one announced longer was refused from its headers) fails
+// with ErrBodyTooLarge. It gives the body StreamedReadTimeout from now:
+// call it once the route's checks have passed. StreamedBodyError is the
+// answer to its errors.
+func BodyStream(c *fiber.Ctx) io.Reader {
+	ExtendBodyDeadline(c)
+	max, _ := StreamedLimit(c)
+	var r io.Reader
+	if req := c.Request(); req.IsBodyStream() {
+		r = req.BodyStream()
+	} else {
+		r = bytes.NewReader(req.Body())
+	}
+	return &limitedBody{r: r, left: max}
+}
+
+// limitedBody reads at most left bytes, then ErrBodyTooLarge if more follow.
+type limitedBody struct {
+	r    io.Reader
+	left int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.r.Read(p)
+	if int64(n) > b.left {
+		b.left = 0
+		return n - 1, ErrBodyTooLarge
+	}
+	b.left -= int64(n)
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = bodyReadError{err}
+	}
+	return n, err
+}
+
+// bodyReadError is a failure to read the request body itself (the client
+// went away, the read deadline passed).
+type bodyReadError struct{ err error }
+
+func (e bodyReadError) Error() string { return "read request body: " + e.err.Error() }
+func (e bodyReadError) Unwrap() error { return e.err }
+
+// StreamedBodyError answers err, met while reading a BodyStream: 413 past
+// the limit, 400 when the body could not be read (the client went away),
+// the connection closed after the answer since the rest stays unread; any
+// other error is returned as it is.
+func StreamedBodyError(c *fiber.Ctx, err error) error {
+	max, _ := StreamedLimit(c)
+	var coded *db.Error
+	switch {
+	case errors.Is(err, ErrBodyTooLarge):
+		return refuseBody(c, tooLarge(max))
+	case errors.As(err, &coded), err == nil:
+		return err
+	case errors.As(err, new(bodyReadError)):
+		return refuseBody(c, BadRequest("The request body could not be read."))
+	}
+	return err
+}

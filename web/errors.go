@@ -40,6 +40,7 @@ var statusOf = map[string]int{
 	db.EIdempotencyInProgress: http.StatusConflict,
 	db.ETooManyOpenUnits:      http.StatusConflict,
 	db.ETooManyPhotos:         http.StatusConflict,
+	db.EImportRunning:         http.StatusConflict,
 	db.ETooManyWebhooks:       http.StatusConflict,
 	db.EWebhookDisabled:       http.StatusConflict,
 	db.ELastAdmin:             http.StatusConflict,

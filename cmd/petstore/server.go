@@ -16,6 +16,8 @@ import (
 	"petstore/web"
 	"petstore/web/browser"
 	"petstore/web/events"
+	"petstore/web/imports"
+	"petstore/web/queue"
 	"petstore/web/ratelimit"
 	"petstore/web/webhooks"
 )
@@ -90,6 +92,10 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 			MetricsElsewhere: cfg.MetricsAddr != "", StaffTwoFactorRequired: cfg.StaffTwoFactorRequired},
 		Now: now, Load: &web.Load{},
 	}
+	if h.Imports, err = imports.New(store, logger); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if s.App, err = handlers.NewApp(h); err != nil {
 		return nil, err
 	}
@@ -97,6 +103,7 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 	metrics.Register(wm.Collectors()...)
 	s.Webhooks, err = webhooks.Start(bg, webhooks.Config{
 		Store: store, Now: now, Logger: logger, AllowPrivate: cfg.WebhookAllowPrivate, Metrics: wm, Load: h.Load,
+		Also: []queue.Jobs{h.Imports},
 	})
 	if err != nil {
 		s.Close()

@@ -15,6 +15,7 @@ import (
 	"petstore/db"
 	"petstore/web"
 	"petstore/web/events"
+	"petstore/web/imports"
 	"petstore/web/openapi"
 	"petstore/web/photo"
 	"petstore/web/ratelimit"
@@ -49,6 +50,8 @@ type Config struct {
 	// Photos processes photo uploads, shared with the console (required
 	// for the upload route).
 	Photos *photo.Worker
+	// Imports checks, stores and reports catalog imports (SPEC §18).
+	Imports *imports.Imports
 }
 
 // Handler serves the API's routes and builds their chains (Route).

@@ -30,6 +30,7 @@ type routeOptions struct {
 	conditional bool
 	idempotent  bool
 	body        int64
+	bodyStream  bool
 	checks      []fiber.Handler
 	streaming   bool
 }
@@ -61,6 +62,13 @@ func Idempotent() Option { return func(o *routeOptions) { o.idempotent = true } 
 // Body lets the route take a body of up to max bytes, read after the key,
 // the role and the checks have passed (web.Route.Body).
 func Body(max int64) Option { return func(o *routeOptions) { o.body = max } }
+
+// StreamedBody lets the route take a body of up to max bytes that its
+// handler reads as a stream (web.BodyStream), never whole: a catalog
+// import's file.
+func StreamedBody(max int64) Option {
+	return func(o *routeOptions) { o.body, o.bodyStream = max, true }
+}
 
 // Check runs h after the key and the role, before the body is read (the
 // content type of an upload).
@@ -102,7 +110,7 @@ func (h *Handler) Route(method, path string, handler fiber.Handler, opts ...Opti
 		chain = append(chain, h.conditional.handler)
 	}
 	chain = append(chain, o.checks...)
-	if o.body > web.MaxBody {
+	if o.body > web.MaxBody && !o.bodyStream {
 		chain = append(chain, web.ReadBody)
 	}
 	if o.idempotent {

@@ -15,6 +15,7 @@ import (
 	"petstore/web"
 	"petstore/web/browser"
 	"petstore/web/events"
+	"petstore/web/imports"
 	"petstore/web/photo"
 	"petstore/web/ratelimit"
 )
@@ -40,6 +41,8 @@ type Handler struct {
 	// Photos processes photo uploads, shared with the API (required for
 	// the upload route).
 	Photos *photo.Worker
+	// Imports checks, stores and reports catalog imports (SPEC §18).
+	Imports *imports.Imports
 	// PasswordCost is the bcrypt cost of the passwords the console sets;
 	// 0 is bcrypt's default (the tests' apps use the lowest).
 	PasswordCost int

@@ -23,6 +23,7 @@ import (
 	"petstore/web"
 	"petstore/web/browser"
 	"petstore/web/events"
+	"petstore/web/imports"
 	"petstore/web/openapi"
 	"petstore/web/photo"
 	"petstore/web/ratelimit"
@@ -146,6 +147,13 @@ func NewOn(t *testing.T, open dbtest.Open, opts ...Option) *App {
 	// The app's photo worker, made here so that a test can keep it busy
 	// (a.Handler.Photos.Enter).
 	h.Photos = photo.NewWorker()
+	// The app's imports, made here so that a test can run an import's job
+	// (a.Handler.Imports.Run) without a queue.
+	imp, err := imports.New(store, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Imports = imp
 	for _, o := range opts {
 		o(h, &rlc)
 	}

@@ -69,6 +69,9 @@ var specOperations = []operation{
 	// SPEC §16.
 	{method: "GET", path: "/audit"},
 	{method: "GET", path: "/store/orders/export"},
+	// Catalog imports (SPEC §18).
+	{method: "POST", path: "/pets/import", conflict: true},
+	{method: "GET", path: "/imports/{importId}"},
 }
 
 // commonHeaders are on every response of the API (SPEC §2, §6).

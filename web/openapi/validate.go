@@ -38,6 +38,7 @@ var ErrorStatus = map[string]int{
 	"pet_has_open_orders":     http.StatusConflict,
 	"idempotency_in_progress": http.StatusConflict,
 	"too_many_photos":         http.StatusConflict,
+	"import_running":          http.StatusConflict,
 	"too_many_webhooks":       http.StatusConflict,
 	"webhook_disabled":        http.StatusConflict,
 	"endpoint_sunset":         http.StatusGone,

@@ -14,6 +14,7 @@ import (
 
 	"petstore/db"
 	"petstore/web"
+	"petstore/web/queue"
 )
 
 // Timing of the queue. An attempt takes at most AttemptTimeout, and its
@@ -52,6 +53,9 @@ type Config struct {
 	// Load, when set, is the instance's requests in flight: attempts give
 	// way to them while the instance is busy (gate).
 	Load *web.Load
+	// Also are the other kinds of job the process works: the queue's one
+	// River client works them beside the deliveries (see package queue).
+	Also []queue.Jobs
 }
 
 // Queue works the delivery jobs of one instance: a River client and the
@@ -114,9 +118,16 @@ func Start(ctx context.Context, cfg Config) (*Queue, error) {
 	if err := river.AddWorkerSafely(workers, &deliveryWorker{deliverer: d}); err != nil {
 		return nil, fmt.Errorf("webhooks: %w", err)
 	}
+	queues := map[string]river.QueueConfig{db.WebhookJobQueue: {MaxWorkers: cmp.Or(cfg.Workers, DefaultWorkers)}}
+	for _, jobs := range cfg.Also {
+		if err := jobs.AddWorkers(workers); err != nil {
+			return nil, fmt.Errorf("queue: %w", err)
+		}
+		queues[jobs.Queue()] = jobs.QueueConfig()
+	}
 	poll := cmp.Or(cfg.PollInterval, DefaultPollInterval)
 	client, err := river.NewClient(cfg.Store.QueueDriver(), &river.Config{
-		Queues:               map[string]river.QueueConfig{db.WebhookJobQueue: {MaxWorkers: cmp.Or(cfg.Workers, DefaultWorkers)}},
+		Queues:               queues,
 		Workers:              workers,
 		FetchCooldown:        min(poll, 25*time.Millisecond),
 		FetchPollInterval:    poll,

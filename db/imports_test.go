@@ -1,0 +1,181 @@
+package db_test
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"petstore/db"
+	"petstore/db/dbtest"
+)
+
+// lines is a test's import parser: "name,category,quantity" a line, no
+// header, checked by db.CatalogRow.Validate (web/petcsv reads real files).
+func lines(s *db.Store) db.ImportParser {
+	return func(r io.Reader, emit func(*db.CatalogRow) error) error {
+		return readLines(r, s.Now().UTC(), emit)
+	}
+}
+
+func readLines(r io.Reader, today time.Time, emit func(*db.CatalogRow) error) error {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), ",")
+		row := &db.CatalogRow{Name: &f[0], Category: &f[1], Quantity: &f[2]}
+		if err := row.Validate(today); err != nil {
+			return err
+		}
+		if err := emit(row); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+// noJob stands for the queue: the tests run the import themselves.
+func noJob(context.Context, *sql.Tx, int64) error { return nil }
+
+// mustQueueImport stores file as a queued import of n rows.
+func mustQueueImport(t *testing.T, s *db.Store, file string, n int64) *db.Import {
+	t.Helper()
+	im, err := s.CreateImport(context.Background(), strings.NewReader(file), func(r io.Reader) (int64, error) {
+		_, err := io.Copy(io.Discard, r)
+		return n, err
+	}, noJob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return im
+}
+
+// catalogFile is n pets over 3 categories, stock i%3 (0 is sold).
+func catalogFile(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "Pet %d,Cat %d,%d\n", i, i%3, i%3)
+	}
+	return b.String()
+}
+
+// TestImportFailureLeavesNothing: an import whose transaction fails half
+// way (a fault after 2,000 of 3,000 rows) writes nothing — no pet,
+// category, event or audit entry — and leaves the console's counts
+// (pet_counts) and the catalog's counter as they were; the import is
+// failed with a user-safe message and its file dropped. The same import
+// run again after the fault is gone writes everything, and the counts are
+// exact. One import queued or running at a time (import_running).
+func TestImportFailureLeavesNothing(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		s := open(t)
+		ctx := context.Background()
+		MustCreatePet(t, ctx, s, MustCreateCategory(t, ctx, s, "Dogs").ID, "Rex", 1)
+		version, _ := s.CatalogVersion(ctx)
+		counts, _ := s.CountPetsByCategory(ctx)
+
+		const n = 3000
+		file := catalogFile(n)
+		im := mustQueueImport(t, s, file, n)
+		if _, err := s.CreateImport(ctx, strings.NewReader(file), func(io.Reader) (int64, error) { return n, nil }, noJob); db.ErrorCode(err) != db.EImportRunning {
+			t.Fatalf("a second import: %v, want import_running", err)
+		}
+
+		s.FailImportsAfter(2000)
+		started, ok, err := s.StartImport(ctx, im.ID)
+		if err != nil || !ok {
+			t.Fatalf("start: %v %v", ok, err)
+		}
+		if err := s.RunImport(ctx, started, lines(s), nil); err == nil {
+			t.Fatal("the import with a fault succeeded")
+		}
+		// What the job does with a failure it cannot show (web/imports).
+		if err := s.FailImport(ctx, im.ID, []db.FieldError{{Field: "import", Message: "The catalog could not be written."}}); err != nil {
+			t.Fatal(err)
+		}
+		for table, want := range map[string]int{"pets": 1, "categories": 1, "inventory": 1, "import_chunks": 0} {
+			if got := countRows(t, s, table); got != want {
+				t.Errorf("%d rows in %s after the failed import, want %d", got, table, want)
+			}
+		}
+		var events, audits int
+		_ = s.DB().GetContext(ctx, &events, `SELECT count(*) FROM events`)
+		_ = s.DB().GetContext(ctx, &audits, `SELECT count(*) FROM audit_log WHERE action = 'catalog.import'`)
+		if events != 1 || audits != 0 {
+			t.Errorf("%d events (want 1, Rex's) and %d import audit entries (want 0)", events, audits)
+		}
+		if v, _ := s.CatalogVersion(ctx); v != version {
+			t.Errorf("catalog version %d after the failed import, %d before", v, version)
+		}
+		if got, _ := s.CountPetsByCategory(ctx); fmt.Sprint(got) != fmt.Sprint(counts) {
+			t.Errorf("pet counts %v after the failed import, %v before", got, counts)
+		}
+		failed, err := s.FindImportByID(ctx, im.ID)
+		if err != nil || failed.Status != db.ImportFailed || failed.FinishedAt == nil || len(failed.Errors) != 1 || failed.Errors[0].Field != "import" {
+			t.Fatalf("import %+v (%v), want failed with the job's message", failed, err)
+		}
+
+		// Without the fault, a new import of the same file writes it all.
+		s.FailImportsAfter(0)
+		im = mustQueueImport(t, s, file, n)
+		started, _, _ = s.StartImport(ctx, im.ID)
+		var progress []int64
+		if err := s.RunImport(ctx, started, lines(s), func(n int64) { progress = append(progress, n) }); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(progress) != "[1000 2000 3000]" {
+			t.Errorf("progress %v, want a report per batch of 1,000", progress)
+		}
+		got, _ := s.CountPetsByCategory(ctx)
+		total := 0
+		for _, c := range got {
+			total += c
+		}
+		if len(got) != 4 || total != n+1 {
+			t.Errorf("pet counts %v, want %d pets in 4 categories", got, n+1)
+		}
+		if v, _ := s.CatalogVersion(ctx); v == version {
+			t.Error("the catalog version did not move with the import")
+		}
+		done, _ := s.FindImportByID(ctx, im.ID)
+		if done.Status != db.ImportSucceeded || done.Processed != n || len(done.Errors) != 0 {
+			t.Errorf("import %+v, want succeeded", done)
+		}
+		// A job run again after it committed (River lost its completion)
+		// finds nothing to do.
+		if _, ok, err := s.StartImport(ctx, im.ID); ok || err != nil {
+			t.Errorf("a finished import starts again: %v %v", ok, err)
+		}
+	})
+}
+
+// TestImportProgressVisible: on PostgreSQL an import's progress, written
+// from another connection while its transaction runs (web/imports, once a
+// second), is read by GET before the import commits. (SQLite has one
+// writer, the import: its progress stays in the memory of the instance.)
+func TestImportProgressVisible(t *testing.T) {
+	s := dbtest.Postgres(t)
+	ctx := context.Background()
+	im := mustQueueImport(t, s, catalogFile(2500), 2500)
+	started, _, _ := s.StartImport(ctx, im.ID)
+	var seen []int64
+	err := s.RunImport(ctx, started, lines(s), func(n int64) {
+		if err := s.SetImportProgress(ctx, im.ID, n); err != nil {
+			t.Errorf("progress: %v", err)
+		}
+		got, err := s.FindImportByID(ctx, im.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen = append(seen, got.Processed)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(seen) != "[1000 2000 2500]" {
+		t.Errorf("progress read while running: %v, want [1000 2000 2500]", seen)
+	}
+}

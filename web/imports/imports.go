@@ -1,0 +1,209 @@
+// Package imports runs the catalog imports of SPEC §18: an uploaded file
+// is checked and stored while it arrives (Create), then a River job writes
+// it to the catalog in one transaction (Run), reporting its progress.
+package imports
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"petstore/db"
+	"petstore/web/petcsv"
+)
+
+// The River job of an import.
+const (
+	JobKind  = "catalog_import"
+	JobQueue = "imports"
+	// JobTimeout bounds one run of an import: a million rows take minutes.
+	// River's rescuer leaves a job running this long alone, and makes one
+	// that ran longer (its instance died) available again, to run from the
+	// start (its transaction never committed).
+	JobTimeout = 30 * time.Minute
+	// maxAttempts: a run cut off (a crash, a shutdown, the database away)
+	// is tried again; an import whose file fails is marked failed at once.
+	maxAttempts = 5
+	// progressEvery is how often a running import's progress is written to
+	// its row on PostgreSQL, for GET on other instances.
+	progressEvery = time.Second
+)
+
+// MaxBytes is the largest file an import takes (SPEC §18: 50 MiB).
+const MaxBytes = 50 << 20
+
+// jobArgs are an import job's args.
+type jobArgs struct {
+	ImportID int64 `json:"importId"`
+}
+
+// Kind is the River kind of the import jobs.
+func (jobArgs) Kind() string { return JobKind }
+
+// InsertOpts puts the jobs in their own queue.
+func (jobArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: JobQueue, MaxAttempts: maxAttempts}
+}
+
+// Imports creates, runs and reports the imports of one instance.
+type Imports struct {
+	store  *db.Store
+	logger *slog.Logger
+	// inserter is an insert-only River client: it inserts an import's job
+	// in the import's own transaction (InsertTx). The process's working
+	// client (webhooks.Start) works the jobs.
+	inserter *river.Client[*sql.Tx]
+	// running is the progress of the imports this instance runs, by id: on
+	// SQLite the import holds the only write lock, so progress lives here.
+	running sync.Map // int64 → *atomic.Int64
+}
+
+// New makes the imports of store; logger may be nil.
+func New(store *db.Store, logger *slog.Logger) (*Imports, error) {
+	inserter, err := river.NewClient(store.QueueDriver(), &river.Config{})
+	if err != nil {
+		return nil, fmt.Errorf("imports: %w", err)
+	}
+	return &Imports{store: store, logger: cmp.Or(logger, slog.New(slog.DiscardHandler)), inserter: inserter}, nil
+}
+
+// Create checks the file body while storing it, and queues its import:
+// nothing is stored when the file has a problem (validation_failed with
+// the first 100) or another import is queued or running (import_running).
+// ctx carries who started it (db.WithOrigin), for the audit entry.
+func (im *Imports) Create(ctx context.Context, body io.Reader) (*db.Import, error) {
+	if active, err := im.store.ActiveImport(ctx); err != nil {
+		return nil, err
+	} else if active != nil {
+		return nil, db.Errorf(db.EImportRunning, "Import %d is %s; wait until it has finished.", active.ID, active.Status)
+	}
+	today := im.today()
+	check := func(r io.Reader) (int64, error) { return petcsv.Read(r, today, nil) }
+	return im.store.CreateImport(ctx, body, check, im.enqueue)
+}
+
+// enqueue inserts the job of import id in tx.
+func (im *Imports) enqueue(ctx context.Context, tx *sql.Tx, id int64) error {
+	_, err := im.inserter.InsertTx(ctx, tx, jobArgs{ImportID: id}, nil)
+	return err
+}
+
+// Find is an import with its progress: the rows written so far by a run
+// of this instance, else as last written to its row. Errors: not_found.
+func (im *Imports) Find(ctx context.Context, id int64) (*db.Import, error) {
+	i, err := im.store.FindImportByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if n, ok := im.running.Load(id); ok && i.Status == db.ImportRunning {
+		i.Processed = max(i.Processed, n.(*atomic.Int64).Load())
+	}
+	return i, nil
+}
+
+func (im *Imports) today() time.Time { return im.store.Now().UTC().Truncate(24 * time.Hour) }
+
+// Run runs import id: marks it running, writes it (db.Store.RunImport) and
+// marks it failed when that fails, with user-safe problems. It returns an
+// error only when the run should be tried again: it was cut off, or the
+// database could not be reached to record the outcome.
+func (im *Imports) Run(ctx context.Context, id int64) error {
+	i, ok, err := im.store.StartImport(ctx, id)
+	if err != nil || !ok {
+		return err
+	}
+	progress := &atomic.Int64{}
+	im.running.Store(id, progress)
+	defer im.running.Delete(id)
+	stop := im.writeProgress(ctx, id, progress)
+	today := im.today()
+	parse := func(r io.Reader, emit func(*db.CatalogRow) error) error {
+		_, err := petcsv.Read(r, today, emit)
+		return err
+	}
+	err = im.store.RunImport(ctx, i, parse, progress.Store)
+	stop()
+	switch {
+	case err == nil:
+		im.logger.Info("catalog import succeeded", "import", id, "rows", progress.Load())
+		return nil
+	case ctx.Err() != nil:
+		return err // cut off: River runs it again
+	}
+	var problems []db.FieldError
+	var coded *db.Error
+	if errors.As(err, &coded) && coded.Code == db.EValidationFailed {
+		problems = coded.Details
+	} else {
+		im.logger.Error("catalog import failed", "import", id, "err", err)
+		problems = []db.FieldError{{Field: "import", Message: "The catalog could not be written; nothing was imported. Try again, or ask the store's operator to look at the server's log."}}
+	}
+	if err := im.store.FailImport(context.WithoutCancel(ctx), id, problems); err != nil {
+		return err
+	}
+	return nil
+}
+
+// writeProgress writes progress to the import's row every progressEvery
+// on PostgreSQL, from a connection beside the import's transaction, until
+// the returned stop. SQLite has one writer, the import: its progress stays
+// in memory (Find).
+func (im *Imports) writeProgress(ctx context.Context, id int64, progress *atomic.Int64) (stop func()) {
+	if im.store.Dialect() != db.DialectPostgres {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		var written int64
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if n := progress.Load(); n != written {
+				if err := im.store.SetImportProgress(ctx, id, n); err == nil {
+					written = n
+				}
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// Queue is the River queue of the imports (queue.Jobs).
+func (im *Imports) Queue() string { return JobQueue }
+
+// QueueConfig works one import at a time per instance (one at a time per
+// store anyway).
+func (im *Imports) QueueConfig() river.QueueConfig { return river.QueueConfig{MaxWorkers: 1} }
+
+// AddWorkers registers the import worker.
+func (im *Imports) AddWorkers(w *river.Workers) error {
+	return river.AddWorkerSafely(w, &worker{imports: im})
+}
+
+// worker works import jobs.
+type worker struct {
+	river.WorkerDefaults[jobArgs]
+	imports *Imports
+}
+
+func (w *worker) Work(ctx context.Context, job *river.Job[jobArgs]) error {
+	return w.imports.Run(ctx, job.Args.ImportID)
+}
+
+func (w *worker) Timeout(*river.Job[jobArgs]) time.Duration { return JobTimeout }
