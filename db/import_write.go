@@ -47,6 +47,9 @@ func (s *Store) RunImport(ctx context.Context, im *Import, parse ImportParser, p
 		return err
 	}
 	defer tx.Rollback()
+	if done, err := tx.claimImport(ctx, im.ID); err != nil || done {
+		return err
+	}
 	w := &importWriter{tx: tx, categories: map[string]int64{}, progress: progress, fault: s.importFault}
 	err = parse(&importData{ctx: ctx, s: s, id: im.ID}, func(r *CatalogRow) error {
 		w.batch = append(w.batch, r)
@@ -76,6 +79,30 @@ func (s *Store) RunImport(ctx context.Context, im *Import, parse ImportParser, p
 		return fmt.Errorf("finish import: %w", err)
 	}
 	return tx.Commit()
+}
+
+// importLockSpace ("IMPT") is the first key of the PostgreSQL advisory
+// lock an import's writing transaction holds (the import's id the second).
+const importLockSpace = 0x494d5054
+
+// claimImport makes tx the one run writing import id: a second run of the
+// same import (its job run again while the first still wrote: a rescue
+// after the job's timeout, a retry racing a slow commit) waits for the
+// first and then finds the import finished (done), so a file is never
+// written twice. On PostgreSQL the wait is an advisory lock, not a lock of
+// the import's row, which the progress writer updates meanwhile; on SQLite
+// the transaction is the only writer already.
+func (tx *Tx) claimImport(ctx context.Context, id int64) (done bool, err error) {
+	if tx.dialect() == DialectPostgres {
+		if _, err := tx.exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, importLockSpace, strconv.FormatInt(id, 10)); err != nil {
+			return false, fmt.Errorf("claim import: %w", err)
+		}
+	}
+	var status string
+	if err := tx.get(ctx, &status, `SELECT status FROM imports WHERE id = $1`, id); err != nil {
+		return false, fmt.Errorf("claim import: %w", err)
+	}
+	return status != ImportRunning, nil
 }
 
 // valueRows is the VALUES list of a multi-row INSERT of rows rows of cols

@@ -179,3 +179,35 @@ func TestImportProgressVisible(t *testing.T) {
 		t.Errorf("progress read while running: %v, want [1000 2000 2500]", seen)
 	}
 }
+
+// TestImportWrittenOnce: two runs of the same import at once (its job run
+// again while the first run still writes) write it once: the second waits
+// for the first and finds the import finished.
+func TestImportWrittenOnce(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		s := open(t)
+		ctx := context.Background()
+		const n = 2000
+		im := mustQueueImport(t, s, catalogFile(n), n)
+		started, ok, err := s.StartImport(ctx, im.ID)
+		if err != nil || !ok {
+			t.Fatalf("start: %v %v", ok, err)
+		}
+		errs := make(chan error, 2)
+		for range 2 {
+			go func() { errs <- s.RunImport(ctx, started, lines(s), nil) }()
+		}
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Errorf("a run: %v", err)
+			}
+		}
+		if got := countRows(t, s, "pets"); got != n {
+			t.Errorf("%d pets after two runs of one import of %d", got, n)
+		}
+		done, err := s.FindImportByID(ctx, im.ID)
+		if err != nil || done.Status != db.ImportSucceeded || done.Processed != n {
+			t.Errorf("import %+v (%v), want succeeded with %d rows", done, err, n)
+		}
+	})
+}
