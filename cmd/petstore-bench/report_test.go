@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"io"
 	"strings"
 	"testing"
 	"time"
+
+	"petstore/db"
+	"petstore/web/imports"
+	"petstore/web/petcsv"
 )
 
 // These tests cover the arithmetic and formatting only; the bench itself
@@ -343,5 +348,68 @@ func TestHomeTargets(t *testing.T) {
 	}
 	if n != len(want) {
 		t.Errorf("%d home targets, want %d", n, len(want))
+	}
+}
+
+func TestImportTargets(t *testing.T) {
+	r := &report{ImportsOnly: true, ImportSizes: []int{100_000, 1_000_000}, Imports: []importCost{
+		{Database: dbSQLite, Pets: 100_000, Took: 12 * time.Second, PeakRSS: 80 << 20},
+		{Database: dbSQLite, Pets: 1_000_000, Took: 119 * time.Second, PeakRSS: 150 << 20},
+		{Database: dbPostgres, Pets: 100_000, Took: 21 * time.Second, PeakRSS: 90 << 20},
+		{Database: dbPostgres, Pets: 1_000_000, Took: 230 * time.Second, PeakRSS: 210 << 20},
+	}}
+	want := map[string]bool{
+		"import of 100k pets ≤ 20.00 s on sqlite":                             true,
+		"import of 1M pets ≤ 10× the 100k import's time on sqlite (linear)":   true,
+		"server peak RSS during the 1M import < 200 MB on sqlite":             true,
+		"import of 100k pets ≤ 20.00 s on postgres":                           false,
+		"import of 1M pets ≤ 10× the 100k import's time on postgres (linear)": false,
+		"server peak RSS during the 1M import < 200 MB on postgres":           false,
+	}
+	got := r.targets()
+	if len(got) != len(want) {
+		t.Fatalf("-import mode: %d targets, want its %d alone: %v", len(got), len(want), got)
+	}
+	for _, tg := range got {
+		if met, ok := want[tg.Goal]; !ok || met != tg.Met {
+			t.Errorf("%q met=%v (%s), want known goal met=%v", tg.Goal, tg.Met, tg.Detail, met)
+		}
+	}
+	// The usual run imports 100k only: no linear goal, and PostgreSQL
+	// unmeasured misses its goals.
+	r = &report{ImportSizes: []int{100_000}, Imports: r.Imports[:1]}
+	got = r.importTargets()
+	if len(got) != 4 || !got[0].Met || !got[1].Met || got[2].Met || got[2].Detail != "not measured" {
+		t.Errorf("usual run's import targets: %+v", got)
+	}
+}
+
+func TestImportCSV(t *testing.T) {
+	// A million pets with every column fit the import's 50 MiB.
+	if size := csvSize(db.MaxImportRows); size > imports.MaxBytes {
+		t.Errorf("a million rows make %d bytes, over %d", size, imports.MaxBytes)
+	}
+	// Every row is one the import takes.
+	var b bytes.Buffer
+	if err := writeCSV(&b, 5000); err != nil {
+		t.Fatal(err)
+	}
+	if int64(b.Len()) != csvSize(5000) {
+		t.Errorf("csvSize(5000) = %d, file %d", csvSize(5000), b.Len())
+	}
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	rows, err := petcsv.Read(&b, today, nil)
+	if err != nil || rows != 5000 {
+		t.Errorf("petcsv.Read: %d rows, %v", rows, err)
+	}
+}
+
+func TestParseImport(t *testing.T) {
+	o, err := parseFlags([]string{"-import", "100000,1_000_000"}, io.Discard)
+	if err != nil || len(o.Import) != 2 || o.Import[1] != 1_000_000 {
+		t.Errorf("-import: %+v, %v", o.Import, err)
+	}
+	if _, err := parseFlags([]string{"-import", "ten"}, io.Discard); err == nil {
+		t.Error("-import ten accepted")
 	}
 }
