@@ -33,6 +33,11 @@ type importCost struct {
 	BaseRSS  int64         // server VmRSS before the POST
 	PeakRSS  int64         // server VmHWM, reset before the POST
 	CPU      cpuUse        // CPU seconds spent during the import
+	// Early and Late are the rows/s written between 10% and 30% of the
+	// rows and from 70% to the end (succeeded), from the import's progress
+	// as GET reports it: a write whose cost grows with the rows already
+	// written slows down within one import.
+	Early, Late float64
 }
 
 // rate is the import's rows per second, POST start to succeeded.
@@ -142,11 +147,13 @@ func timeImport(ctx context.Context, database string, srv *server, api *apiClien
 	}
 	c.Accepted = time.Since(began)
 	var im db.Import
+	var curve []progressAt
 	for {
 		cpu.sample()
 		if _, err := api.do(ctx, http.MethodGet, "/api/imports/"+strconv.FormatInt(id, 10), nil, http.StatusOK, &im); err != nil {
 			return c, err
 		}
+		curve = append(curve, progressAt{time.Since(began), im.Processed})
 		if im.Status == db.ImportSucceeded || im.Status == db.ImportFailed {
 			break
 		}
@@ -157,6 +164,8 @@ func timeImport(ctx context.Context, database string, srv *server, api *apiClien
 		}
 	}
 	c.Took = time.Since(began)
+	curve[len(curve)-1].At = c.Took
+	c.Early, c.Late = rateBetween(curve, n/10, 3*n/10), rateBetween(curve, 7*n/10, n)
 	cpu.sample()
 	c.CPU = cpu.used(c.Took)
 	if c.PeakRSS, err = srv.peakRSS(); err != nil {
@@ -174,10 +183,35 @@ func timeImport(ctx context.Context, database string, srv *server, api *apiClien
 	if err := checkImported(ctx, api, n); err != nil {
 		return c, err
 	}
-	logf("%s: imported %d pets in %s (%s rows/s; 202 after %s), server peak RSS %.1f MB; CPU %s",
+	logf("%s: imported %d pets in %s (%s rows/s; 202 after %s; %s rows/s from 10%% to 30%%, %s from 70%% to the end), server peak RSS %.1f MB; CPU %s",
 		database, n, c.Took.Round(10*time.Millisecond), thousands(c.rate()), c.Accepted.Round(10*time.Millisecond),
-		float64(c.PeakRSS)/(1<<20), c.CPU)
+		thousands(c.Early), thousands(c.Late), float64(c.PeakRSS)/(1<<20), c.CPU)
 	return c, nil
+}
+
+// progressAt is one reading of an import's progress.
+type progressAt struct {
+	At   time.Duration
+	Rows int64
+}
+
+// rateBetween is the rows/s of curve from its last reading at or below
+// from rows to its first at or above to; 0 when the readings are too
+// sparse to tell, spanning more than twice the rows asked (on PostgreSQL
+// progress is written once a second).
+func rateBetween(curve []progressAt, from, to int) float64 {
+	var a, b *progressAt
+	for i := range curve {
+		if p := &curve[i]; p.Rows <= int64(from) {
+			a = p
+		} else if p.Rows >= int64(to) && b == nil {
+			b = p
+		}
+	}
+	if a == nil || b == nil || b.At <= a.At || b.Rows-a.Rows > 2*int64(to-from) {
+		return 0
+	}
+	return float64(b.Rows-a.Rows) / (b.At - a.At).Seconds()
 }
 
 // postImport streams the generated CSV of n pets (size bytes) as the body

@@ -413,3 +413,17 @@ func TestParseImport(t *testing.T) {
 		t.Error("-import ten accepted")
 	}
 }
+
+func TestRateBetween(t *testing.T) {
+	s := time.Second
+	curve := []progressAt{{0, 0}, {1 * s, 0}, {2 * s, 100}, {3 * s, 300}, {4 * s, 600}, {5 * s, 1000}}
+	if got := rateBetween(curve, 100, 300); got != 200 {
+		t.Errorf("100 to 300 rows: %v rows/s, want 200", got)
+	}
+	if got := rateBetween(curve, 700, 1000); got != 400 { // from 600 at 4 s
+		t.Errorf("700 to 1000 rows: %v rows/s, want 400 (600 at 4 s to 1000 at 5 s)", got)
+	}
+	if got := rateBetween([]progressAt{{0, 0}, {s, 1000}}, 100, 300); got != 0 {
+		t.Errorf("one jump: %v rows/s, want 0 (unknown)", got)
+	}
+}
