@@ -38,6 +38,11 @@ type importCost struct {
 	// as GET reports it: a write whose cost grows with the rows already
 	// written slows down within one import.
 	Early, Late float64
+	// Finish is at most the time from the last rows written to succeeded
+	// (the commit, the counters applied at commit, the file deleted): from
+	// the last reading short of every row, so within importPoll on SQLite
+	// and a second on PostgreSQL (its progress is written once a second).
+	Finish time.Duration
 }
 
 // rate is the import's rows per second, POST start to succeeded.
@@ -166,6 +171,11 @@ func timeImport(ctx context.Context, database string, srv *server, api *apiClien
 	c.Took = time.Since(began)
 	curve[len(curve)-1].At = c.Took
 	c.Early, c.Late = rateBetween(curve, n/10, 3*n/10), rateBetween(curve, 7*n/10, n)
+	for _, p := range curve {
+		if p.Rows < int64(n) {
+			c.Finish = c.Took - p.At
+		}
+	}
 	cpu.sample()
 	c.CPU = cpu.used(c.Took)
 	if c.PeakRSS, err = srv.peakRSS(); err != nil {
@@ -183,9 +193,9 @@ func timeImport(ctx context.Context, database string, srv *server, api *apiClien
 	if err := checkImported(ctx, api, n); err != nil {
 		return c, err
 	}
-	logf("%s: imported %d pets in %s (%s rows/s; 202 after %s; %s rows/s from 10%% to 30%%, %s from 70%% to the end), server peak RSS %.1f MB; CPU %s",
+	logf("%s: imported %d pets in %s (%s rows/s; 202 after %s; %s rows/s from 10%% to 30%%, %s from 70%% to the end; succeeded ≤ %s after the last rows), server peak RSS %.1f MB; CPU %s",
 		database, n, c.Took.Round(10*time.Millisecond), thousands(c.rate()), c.Accepted.Round(10*time.Millisecond),
-		thousands(c.Early), thousands(c.Late), float64(c.PeakRSS)/(1<<20), c.CPU)
+		thousands(c.Early), thousands(c.Late), seconds(c.Finish), float64(c.PeakRSS)/(1<<20), c.CPU)
 	return c, nil
 }
 
