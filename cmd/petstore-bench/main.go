@@ -37,6 +37,7 @@ type options struct {
 	Scale       []int // catalog sizes of the scale mode; none runs the usual bench
 	UploadsOnly bool  // measure the photo upload rows alone
 	Webhooks    bool  // the webhook rows alone
+	Import      []int // catalog import sizes of the import mode; none imports defaultImport in the usual run
 }
 
 func main() {
@@ -56,6 +57,9 @@ func main() {
 	runMode := run
 	if len(o.Scale) > 0 {
 		runMode = runScale
+	}
+	if len(o.Import) > 0 {
+		runMode = runImports
 	}
 	if err := runMode(ctx, o, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "petstore-bench:", err)
@@ -82,10 +86,16 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.UploadsOnly, "uploads-only", false, "measure only the photo upload rows (12-megapixel JPEG, 40-megapixel PNG): no endpoint rows, no ceilings")
 	fs.BoolVar(&o.Webhooks, "webhooks", false, "measure the webhook rows alone: POST orders without and with one webhook, and a 10,000-delivery backlog drained")
 	scale := fs.String("scale", "", "scale mode: comma-separated catalog sizes (e.g. 10000,1000000) seeded straight into the database, the read rows measured at each")
+	imp := fs.String("import", "", "import mode: comma-separated catalog sizes (e.g. 100000,1000000) imported as CSV through POST /api/pets/import, each on a fresh database")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if o.Scale, err = parseSizes(*scale); err != nil {
+		fmt.Fprintln(stderr, err)
+		return o, err
+	}
+	if o.Import, err = parseSizes(*imp); err != nil {
+		err = errors.New(strings.Replace(err.Error(), "-scale", "-import", 1))
 		fmt.Fprintln(stderr, err)
 		return o, err
 	}
@@ -129,6 +139,9 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		o.Pets, o.Warmup, o.Duration, o.Workers, o.Half, runtime.NumCPU())}
 	var page []byte
 	rep.WebhooksOnly = o.Webhooks
+	if !o.Webhooks && !o.UploadsOnly {
+		rep.ImportSizes = []int{defaultImport}
+	}
 	for _, database := range o.Databases {
 		var p []byte
 		var err error
@@ -247,6 +260,10 @@ func benchDatabase(ctx context.Context, database, bin, tmp string, images []uplo
 	// After the RSS above: decoding a photo takes more memory than any
 	// request the rows measure, and is reported on its own.
 	if err := benchUploads(ctx, database, srv, api, ids, images, rep, logf); err != nil {
+		return nil, err
+	}
+	// Last on this server: a catalog import, with its own peak RSS.
+	if err := importRow(ctx, database, url, srv, api, rep, logf); err != nil {
 		return nil, err
 	}
 	t1 := time.Now()

@@ -64,6 +64,10 @@ type report struct {
 	Notes     []string
 	// WebhooksOnly: the -webhooks mode measured the webhook rows alone.
 	WebhooksOnly bool
+	Imports      []importCost // catalog imports, in order
+	ImportSizes  []int        // the import sizes asked for: their targets are judged
+	// ImportsOnly: the -import mode measured the imports alone.
+	ImportsOnly bool
 }
 
 // stockCheck is the zero-oversell check of one database, after every order
@@ -202,6 +206,9 @@ func (r *report) targets() []target {
 	if r.WebhooksOnly {
 		return r.webhookTargets()
 	}
+	if r.ImportsOnly {
+		return r.importTargets()
+	}
 	var ts []target
 	for _, d := range []string{dbSQLite, dbPostgres} {
 		goal := fmt.Sprintf("pets list ≥ %.0f%% of ceiling on %s", targetCeilingShare*100, d)
@@ -304,7 +311,8 @@ func (r *report) targets() []target {
 		tg.Detail = strings.Join(details, "; ")
 		ts = append(ts, tg)
 	}
-	return append(ts, r.webhookTargets()...)
+	ts = append(ts, r.webhookTargets()...)
+	return append(ts, r.importTargets()...)
 }
 
 // writeTargets prints the goals, each met or missed.
@@ -321,9 +329,12 @@ func (r *report) writeTargets(w io.Writer) {
 // write prints the whole report: settings, table, RSS, targets and notes.
 func (r *report) write(w io.Writer) {
 	fmt.Fprintf(w, "## petstore bench\n\n%s\n\n", r.Settings)
-	r.writeTable(w)
-	fmt.Fprintln(w)
-	r.writeRSS(w)
+	if !r.ImportsOnly {
+		r.writeTable(w)
+		fmt.Fprintln(w)
+		r.writeRSS(w)
+	}
+	r.writeImports(w)
 	fmt.Fprintln(w, "\n### targets")
 	fmt.Fprintln(w)
 	r.writeTargets(w)

@@ -345,3 +345,36 @@ func TestHomeTargets(t *testing.T) {
 		t.Errorf("%d home targets, want %d", n, len(want))
 	}
 }
+
+func TestImportTargets(t *testing.T) {
+	r := &report{ImportsOnly: true, ImportSizes: []int{100_000, 1_000_000}, Imports: []importCost{
+		{Database: dbSQLite, Pets: 100_000, Took: 12 * time.Second, PeakRSS: 80 << 20},
+		{Database: dbSQLite, Pets: 1_000_000, Took: 119 * time.Second, PeakRSS: 150 << 20},
+		{Database: dbPostgres, Pets: 100_000, Took: 21 * time.Second, PeakRSS: 90 << 20},
+		{Database: dbPostgres, Pets: 1_000_000, Took: 230 * time.Second, PeakRSS: 210 << 20},
+	}}
+	want := map[string]bool{
+		"import of 100k pets ≤ 20.00 s on sqlite":                             true,
+		"import of 1M pets ≤ 10× the 100k import's time on sqlite (linear)":   true,
+		"server peak RSS during the 1M import < 200 MB on sqlite":             true,
+		"import of 100k pets ≤ 20.00 s on postgres":                           false,
+		"import of 1M pets ≤ 10× the 100k import's time on postgres (linear)": false,
+		"server peak RSS during the 1M import < 200 MB on postgres":           false,
+	}
+	got := r.targets()
+	if len(got) != len(want) {
+		t.Fatalf("-import mode: %d targets, want its %d alone: %v", len(got), len(want), got)
+	}
+	for _, tg := range got {
+		if met, ok := want[tg.Goal]; !ok || met != tg.Met {
+			t.Errorf("%q met=%v (%s), want known goal met=%v", tg.Goal, tg.Met, tg.Detail, met)
+		}
+	}
+	// The usual run imports 100k only: no linear goal, and PostgreSQL
+	// unmeasured misses its goals.
+	r = &report{ImportSizes: []int{100_000}, Imports: r.Imports[:1]}
+	got = r.importTargets()
+	if len(got) != 4 || !got[0].Met || !got[1].Met || got[2].Met || got[2].Detail != "not measured" {
+		t.Errorf("usual run's import targets: %+v", got)
+	}
+}
