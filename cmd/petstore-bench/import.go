@@ -53,7 +53,7 @@ func (c importCost) rate() float64 { return float64(c.Pets) / c.Took.Seconds() }
 func runImports(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	began := time.Now()
 	logf := progress(stderr, began)
-	bin, tmp, err := buildInTemp(ctx, logf)
+	bin, tmp, err := buildInTemp(ctx, o, logf)
 	if err != nil {
 		return err
 	}

@@ -34,10 +34,12 @@ type options struct {
 	Out         string
 	Profile     string // directory for the server's CPU profile of each row's peak phase; empty: none
 	Pets        int
-	Scale       []int // catalog sizes of the scale mode; none runs the usual bench
-	UploadsOnly bool  // measure the photo upload rows alone
-	Webhooks    bool  // the webhook rows alone
-	Import      []int // catalog import sizes of the import mode; none imports defaultImport in the usual run
+	Scale       []int  // catalog sizes of the scale mode; none runs the usual bench
+	UploadsOnly bool   // measure the photo upload rows alone
+	Webhooks    bool   // the webhook rows alone
+	Import      []int  // catalog import sizes of the import mode; none imports defaultImport in the usual run
+	ServerRoot  string // build the server from this checkout instead (a before/after comparison under one load)
+	ServerCPUs  string // run the server on these CPUs only (taskset -c)
 }
 
 func main() {
@@ -85,6 +87,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.Profile, "profile", "", "write the server's CPU profile (pprof) of each row's peak phase to this directory")
 	fs.BoolVar(&o.UploadsOnly, "uploads-only", false, "measure only the photo upload rows (12-megapixel JPEG, 40-megapixel PNG): no endpoint rows, no ceilings")
 	fs.BoolVar(&o.Webhooks, "webhooks", false, "measure the webhook rows alone: POST orders without and with one webhook, and a 10,000-delivery backlog drained")
+	fs.StringVar(&o.ServerRoot, "server-root", "", "build the measured server from the checkout in this directory instead of this one (the same load and report for a before/after comparison)")
+	fs.StringVar(&o.ServerCPUs, "server-cpus", "", "run the server on these CPUs only (taskset -c list, e.g. 0); run the bench itself with taskset -c on the others")
 	scale := fs.String("scale", "", "scale mode: comma-separated catalog sizes (e.g. 10000,1000000) seeded straight into the database, the read rows measured at each")
 	imp := fs.String("import", "", "import mode: comma-separated catalog sizes (e.g. 100000,1000000) imported as CSV through POST /api/pets/import, each on a fresh database")
 	if err := fs.Parse(args); err != nil {
@@ -123,7 +127,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	began := time.Now()
 	logf := progress(stderr, began)
-	bin, tmp, err := buildInTemp(ctx, logf)
+	bin, tmp, err := buildInTemp(ctx, o, logf)
 	if err != nil {
 		return err
 	}

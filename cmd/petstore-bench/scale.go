@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -69,7 +70,7 @@ type scaleRow struct {
 func runScale(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	began := time.Now()
 	logf := progress(stderr, began)
-	bin, tmp, err := buildInTemp(ctx, logf)
+	bin, tmp, err := buildInTemp(ctx, o, logf)
 	if err != nil {
 		return err
 	}
@@ -247,19 +248,42 @@ func progress(stderr io.Writer, began time.Time) func(string, ...any) {
 }
 
 // buildInTemp builds the real binary into a new temporary directory, which
-// the caller removes.
-func buildInTemp(ctx context.Context, logf func(string, ...any)) (bin, tmp string, err error) {
-	root, err := moduleRoot(ctx)
-	if err != nil {
-		return "", "", err
+// the caller removes: from o.ServerRoot when given (another checkout measured
+// by this same load), else from the module the bench runs in. With
+// o.ServerCPUs the returned path is a wrapper that execs the binary under
+// taskset, so the server (the same process: exec keeps its pid) runs on those
+// CPUs only.
+func buildInTemp(ctx context.Context, o options, logf func(string, ...any)) (bin, tmp string, err error) {
+	root := o.ServerRoot
+	if root == "" {
+		if root, err = moduleRoot(ctx); err != nil {
+			return "", "", err
+		}
 	}
 	if tmp, err = os.MkdirTemp("", "petstore-bench-"); err != nil {
 		return "", "", err
 	}
-	logf("building ./cmd/petstore")
+	logf("building ./cmd/petstore in %s", root)
 	if bin, err = buildServer(ctx, root, tmp); err != nil {
 		os.RemoveAll(tmp)
 		return "", "", err
 	}
+	if o.ServerCPUs != "" {
+		if bin, err = pinnedServer(bin, o.ServerCPUs); err != nil {
+			os.RemoveAll(tmp)
+			return "", "", err
+		}
+	}
 	return bin, tmp, nil
+}
+
+// pinnedServer writes, beside bin, a script that runs bin on cpus.
+func pinnedServer(bin, cpus string) (string, error) {
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		return "", fmt.Errorf("-server-cpus needs taskset: %w", err)
+	}
+	wrapper := bin + "-pinned"
+	script := fmt.Sprintf("#!/bin/sh\nexec %s -c %s %s \"$@\"\n", taskset, cpus, bin)
+	return wrapper, os.WriteFile(wrapper, []byte(script), 0o755)
 }
