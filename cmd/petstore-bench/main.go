@@ -40,6 +40,7 @@ type options struct {
 	Import      []int  // catalog import sizes of the import mode; none imports defaultImport in the usual run
 	ServerRoot  string // build the server from this checkout instead (a before/after comparison under one load)
 	ServerCPUs  string // run the server on these CPUs only (taskset -c)
+	Endpoints   bool   // the endpoint rows and raw ceilings only: no uploads, import or webhook rows
 }
 
 func main() {
@@ -89,6 +90,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.Webhooks, "webhooks", false, "measure the webhook rows alone: POST orders without and with one webhook, and a 10,000-delivery backlog drained")
 	fs.StringVar(&o.ServerRoot, "server-root", "", "build the measured server from the checkout in this directory instead of this one (the same load and report for a before/after comparison)")
 	fs.StringVar(&o.ServerCPUs, "server-cpus", "", "run the server on these CPUs only (taskset -c list, e.g. 0); run the bench itself with taskset -c on the others")
+	fs.BoolVar(&o.Endpoints, "endpoints-only", false, "measure the endpoint rows and the raw ceilings only: no upload, import or webhook rows (fits a build from before those features, with -server-root)")
 	scale := fs.String("scale", "", "scale mode: comma-separated catalog sizes (e.g. 10000,1000000) seeded straight into the database, the read rows measured at each")
 	imp := fs.String("import", "", "import mode: comma-separated catalog sizes (e.g. 100000,1000000) imported as CSV through POST /api/pets/import, each on a fresh database")
 	if err := fs.Parse(args); err != nil {
@@ -262,13 +264,15 @@ func benchDatabase(ctx context.Context, database, bin, tmp string, images []uplo
 	}
 	rep.RSS[database] = rss
 	// After the RSS above: decoding a photo takes more memory than any
-	// request the rows measure, and is reported on its own.
-	if err := benchUploads(ctx, database, srv, api, ids, images, rep, logf); err != nil {
-		return nil, err
-	}
-	// Last on this server: a catalog import, with its own peak RSS.
-	if err := importRow(ctx, database, url, srv, api, rep, logf); err != nil {
-		return nil, err
+	// request the rows measure, and is reported on its own. Last on this
+	// server: a catalog import, with its own peak RSS.
+	if !o.Endpoints {
+		if err := benchUploads(ctx, database, srv, api, ids, images, rep, logf); err != nil {
+			return nil, err
+		}
+		if err := importRow(ctx, database, url, srv, api, rep, logf); err != nil {
+			return nil, err
+		}
 	}
 	t1 := time.Now()
 	srv.stop()
@@ -295,6 +299,9 @@ func benchDatabase(ctx context.Context, database, bin, tmp string, images []uplo
 	}
 	logf("%s: %s", database, summary)
 	rep.Stock[database] = stockCheck{Summary: summary, OK: err == nil}
+	if o.Endpoints {
+		return page, nil
+	}
 	if err := benchWebhooks(ctx, database, bin, dir, url, keys, stocked, o, rep, logf); err != nil {
 		return nil, fmt.Errorf("webhooks: %w", err)
 	}
