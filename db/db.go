@@ -70,10 +70,16 @@ type Store struct {
 	counterReads counters.SharedReads[counters.Values]
 	authReads    counters.SharedReads[counters.Values]
 
-	// placeLone places a lone order faster than placeOrders' transaction
-	// (PostgreSQL's one statement, order_place_postgres.go); nil places it
-	// in Go like every other order.
-	placeLone func(ctx context.Context, o *Order, owner Owner) error
+	// placeLone places a lone order in a batch's transaction (order_batch.go):
+	// in Go like every other order, or on PostgreSQL by one statement
+	// (order_place_postgres.go).
+	placeLone func(ctx context.Context, tx *Tx, o *Order, owner Owner) error
+	// orders gathers concurrent lone orders into one transaction each batch.
+	orders orderBatcher
+
+	// orderFault, set by tests, runs after each lone order a batch places:
+	// an error it returns fails the batch's transaction.
+	orderFault func(o *Order) error
 
 	// importFault, set by tests, runs after each batch an import writes:
 	// an error it returns fails the import (its transaction rolls back).
@@ -166,8 +172,11 @@ func Open(ctx context.Context, rawURL string, now func() time.Time) (*Store, err
 		x.Close()
 		return nil, err
 	}
+	s.placeLone = placeLoneInGo
+	s.orders = orderBatcher{place: s.placeBatch, leaders: 1}
 	if dialect == DialectPostgres {
-		s.placeLone = s.placeLonePostgres
+		s.placeLone = placeLonePostgres
+		s.orders.leaders = postgresOrderBatches
 		s.notifier.Start(s.notify)
 	}
 	return s, nil

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"petstore/db/internal/migrate"
 )
@@ -27,7 +28,44 @@ func (s *Store) CachedQueries() []string { return s.stmts.Queries() }
 // PlaceLoneOrdersInGo makes the store place lone orders the way it places
 // every other, in Go, instead of through PostgreSQL's one statement: for
 // the test that compares the two.
-func (s *Store) PlaceLoneOrdersInGo() { s.placeLone = nil }
+func (s *Store) PlaceLoneOrdersInGo() { s.placeLone = placeLoneInGo }
+
+// PlaceLoneOrdersTogether places orders, each a lone order of owner, in
+// one batch (group commit) as if they had arrived while the batch before
+// was placed, and returns each one's outcome.
+func (s *Store) PlaceLoneOrdersTogether(ctx context.Context, owner Owner, orders []NewOrder) ([]*Order, []error) {
+	batch := make([]*queuedOrder, len(orders))
+	placed := make([]*Order, len(orders))
+	for i, in := range orders {
+		ship, err := in.Validate()
+		if err != nil {
+			panic(err)
+		}
+		placed[i] = newOrder(*in.PetID, *in.Quantity, ship, s.Now().UTC(), s.Currency, nil)
+		batch[i] = &queuedOrder{ctx: ctx, order: placed[i], owner: owner, done: make(chan struct{})}
+	}
+	s.orders.run(slices.Clone(batch))
+	errs := make([]error, len(orders))
+	for i, q := range batch {
+		errs[i] = q.err
+	}
+	return placed, errs
+}
+
+// FailLoneOrdersOf makes every batch that places a lone order of pet fail
+// after placing it (0: none), for the tests that show such an order fails
+// only itself.
+func (s *Store) FailLoneOrdersOf(pet int64) {
+	s.orderFault = nil
+	if pet != 0 {
+		s.orderFault = func(o *Order) error {
+			if o.PetID == pet {
+				return errors.New("order fault injected by a test")
+			}
+			return nil
+		}
+	}
+}
 
 // RenameCategoryThenRollBack renames category id and audits it in one
 // transaction, then rolls the transaction back: for the test that shows an

@@ -44,8 +44,9 @@ func (s *Store) PlaceOrders(ctx context.Context, owner Owner, lines []NewOrder) 
 // PlaceCheckout on owner's open units, and, when checkout is not nil, the
 // checkout its orders belong to, written first in the same transaction.
 // It is the one order path: every line is placed by placeOrder, by the
-// rule of takeOrder, except a lone order where the store has a faster way
-// (placeLone: PostgreSQL's one statement), which follows the same rule.
+// rule of takeOrder; a lone order is placed in a batch with others
+// (group commit), by placeOrder or, where the store has a faster way,
+// PostgreSQL's one statement, which follows the same rule.
 func (s *Store) placeOrders(ctx context.Context, owner Owner, lines []NewOrder, maxOpenUnits int64, checkout *Checkout) ([]*Order, error) {
 	if len(lines) == 0 {
 		return nil, Errorf(EValidationFailed, "Nothing to order: give at least one pet.")
@@ -58,11 +59,12 @@ func (s *Store) placeOrders(ctx context.Context, owner Owner, lines []NewOrder, 
 		}
 		ships[i] = ship
 	}
-	// An audited order (a staff key's) takes the transaction below, which
-	// writes its audit entry beside it.
-	if s.placeLone != nil && len(lines) == 1 && maxOpenUnits == 0 && checkout == nil && !audited(ctx) {
+	// A lone order goes to the next batch (order_batch.go). An audited
+	// one (a staff key's) takes the transaction below, which writes its
+	// audit entry beside it.
+	if len(lines) == 1 && maxOpenUnits == 0 && checkout == nil && !audited(ctx) {
 		o := newOrder(*lines[0].PetID, *lines[0].Quantity, ships[0], s.Now().UTC(), s.Currency, nil)
-		if err := s.placeLone(ctx, o, owner); err != nil {
+		if err := s.orders.submit(ctx, o, owner); err != nil {
 			return nil, lineError(0, err)
 		}
 		return []*Order{o}, nil

@@ -11,9 +11,9 @@ import (
 )
 
 // The lone order on PostgreSQL sits behind placeOrders' seam
-// (Store.placeLone): the API's order of one line, placed by one statement
-// that PostgreSQL runs as a transaction of its own, one round trip instead
-// of BEGIN, the lock, four writes, the events and COMMIT. It follows the
+// (Store.placeLone): the API's order of one line, placed in its batch's
+// transaction (order_batch.go) by one statement, one round trip instead
+// of the lock, four writes and the events. It follows the
 // one order path as far as one statement can:
 //   - The rule is takeOrder's. The statement applies it to the pet as it
 //     locks it, since no round trip may come between; Go then applies
@@ -106,10 +106,10 @@ const placeOrderStatement = `WITH locked AS (
 		ORDER BY v.o)
 	SELECT l.status, l.quantity, l.price, ord.id AS order_id FROM locked l LEFT JOIN ord ON true`
 
-// placeLonePostgres places o, a lone order (its ID 0, no checkout), with
-// placeOrderStatement at o.CreatedAt, and sets its id and price. Errors:
-// those of placeOrder.
-func (s *Store) placeLonePostgres(ctx context.Context, o *Order, owner Owner) error {
+// placeLonePostgres places o, a lone order (its ID 0, no checkout), in tx
+// with placeOrderStatement at o.CreatedAt, and sets its id and price.
+// Errors: those of placeOrder.
+func placeLonePostgres(ctx context.Context, tx *Tx, o *Order, owner Owner) error {
 	events, err := placedEventsWithHoles(o)
 	if err != nil {
 		return err
@@ -120,7 +120,7 @@ func (s *Store) placeLonePostgres(ctx context.Context, o *Order, owner Owner) er
 		Price   Money         `db:"price"`
 		OrderID sql.NullInt64 `db:"order_id"`
 	}
-	err = s.get(ctx, &r, placeOrderStatement, o.PetID, o.Quantity, o.CreatedAt, o.ShipDate, owner.keyID(), owner.shopper(),
+	err = tx.get(ctx, &r, placeOrderStatement, o.PetID, o.Quantity, o.CreatedAt, o.ShipDate, owner.keyID(), owner.shopper(),
 		events[0].typ, events[0].data, events[1].typ, events[1].data, o.Currency)
 	if errors.Is(err, sql.ErrNoRows) {
 		return errNoSuchPet(o.PetID)
@@ -129,7 +129,7 @@ func (s *Store) placeLonePostgres(ctx context.Context, o *Order, owner Owner) er
 		return fmt.Errorf("place order: %w", err)
 	}
 	if r.OrderID.Valid {
-		s.eventsCommitted()
+		tx.wroteEvents = true
 	}
 	locked := Pet{ID: o.PetID, Status: r.Status, Stock: r.Stock, Price: r.Price}
 	ruled := takeOrder(&locked, o)

@@ -34,6 +34,9 @@ func TestOperations(t *testing.T) {
 		`petstore_http_request_duration_seconds_bucket{method="POST",route="/api/store/orders"`,
 		`petstore_ratelimit_decisions_total{outcome="allowed"} 4`,
 		`petstore_orders_placed_total 1`,
+		// A lone order at rest is placed at once, in a batch of its own.
+		`petstore_order_batches_total 1`,
+		`petstore_order_batched_total 1`,
 		`go_sql_max_open_connections{db_name="petstore"}`,
 		`go_goroutines`,
 	} {

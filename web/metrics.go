@@ -96,6 +96,20 @@ func (m *Metrics) WatchRedis(healthy func() bool) {
 	}))
 }
 
+// WatchOrderBatches exports the group commit of orders, read at scrape
+// time from stats: the batches placed and the orders they held (their
+// ratio is the mean batch).
+func (m *Metrics) WatchOrderBatches(stats func() (batches, orders int64)) {
+	m.reg.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "petstore_order_batches_total", Help: "Transactions that placed a batch of API orders (group commit).",
+		}, func() float64 { b, _ := stats(); return float64(b) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "petstore_order_batched_total", Help: "API orders submitted to those batches, placed or refused.",
+		}, func() float64 { _, o := stats(); return float64(o) }),
+	)
+}
+
 // observe records one finished request.
 func (m *Metrics) observe(route, method string, status int, seconds float64) {
 	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()

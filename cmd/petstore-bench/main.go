@@ -11,6 +11,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -21,6 +22,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -140,9 +142,16 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	cpus := fmt.Sprintf("%d CPUs shared by generator and server", runtime.NumCPU())
+	if o.ServerCPUs != "" {
+		cpus = fmt.Sprintf("server on CPU %s alone, generator on %d CPUs", o.ServerCPUs, runtime.NumCPU())
+	}
+	if o.ServerRoot != "" {
+		cpus += "; server built from " + o.ServerRoot
+	}
 	rep := &report{RSS: map[string]int64{}, Stock: map[string]stockCheck{}, Uploads: map[string][]uploadCost{}, Settings: fmt.Sprintf(
-		"%d pets seeded; per endpoint %s warm-up, %s at peak (%d workers), %s at half the peak rate; %d CPUs shared by generator and server.",
-		o.Pets, o.Warmup, o.Duration, o.Workers, o.Half, runtime.NumCPU())}
+		"%d pets seeded; per endpoint %s warm-up, %s at peak (%d workers), %s at half the peak rate; %s.",
+		o.Pets, o.Warmup, o.Duration, o.Workers, o.Half, cpus)}
 	var page []byte
 	rep.WebhooksOnly = o.Webhooks
 	if !o.Webhooks && !o.UploadsOnly {
@@ -255,7 +264,7 @@ func benchDatabase(ctx context.Context, database, bin, tmp string, images []uplo
 	if err != nil {
 		return nil, err
 	}
-	if err := benchEndpoints(ctx, database, srv, keys, seeded{pets: ids, stocked: stocked, photos: []int64{photo}}, o, rep, logf); err != nil {
+	if err := benchEndpoints(ctx, database, url, srv, keys, seeded{pets: ids, stocked: stocked, photos: []int64{photo}}, o, rep, logf); err != nil {
 		return nil, err
 	}
 	rss, err := srv.peakRSS()
@@ -324,7 +333,7 @@ func benchUploads(ctx context.Context, database string, srv *server, api *apiCli
 
 // benchEndpoints measures each endpoint of the server at base in turn and
 // adds its row, and notes on anything that skews it, to rep.
-func benchEndpoints(ctx context.Context, database string, srv *server, keys apiKeys, s seeded, o options, rep *report, logf func(string, ...any)) error {
+func benchEndpoints(ctx context.Context, database, databaseURL string, srv *server, keys apiKeys, s seeded, o options, rep *report, logf func(string, ...any)) error {
 	for _, ep := range endpoints {
 		if ep.Page {
 			if status, err := probe(ctx, srv.base+"/"); err != nil {
@@ -341,16 +350,24 @@ func benchEndpoints(ctx context.Context, database string, srv *server, keys apiK
 		if o.Profile != "" {
 			settings.OnPeak = profileTo(ctx, srv.pprof, filepath.Join(o.Profile, profileName(database, ep.Name)), o.Duration)
 		}
+		var cpu cpuUse
+		settings.OnPeak = peakCPU(srv.cmd.Process.Pid, backendsOf(database, databaseURL), &cpu, settings.OnPeak)
 		m, err := measure(ctx, ep.Targeter(srv.base, keys.key(ep), pick(ep, s)), settings)
 		if err != nil {
 			return err
 		}
 		rep.Rows = append(rep.Rows, row{Endpoint: ep.Name, Database: database, Rate: m.Peak.Rate, P50: m.Peak.P50, P99: m.Peak.P99,
-			HalfP99: m.Half.P99, Errors: m.Peak.Non2xx + m.Half.Non2xx})
+			HalfP99: m.Half.P99, Errors: m.Peak.Non2xx + m.Half.Non2xx,
+			ServerCPU: perRequest(cpu.Server, m.Peak.Requests), PostgresCPU: perRequest(cpu.Database, m.Peak.Requests)})
 		for _, ph := range []phase{m.Peak, m.Half} {
 			if ph.FirstErr != "" {
 				rep.Notes = append(rep.Notes, fmt.Sprintf("%s on %s: first failure: %s", ep.Name, database, ph.FirstErr))
 				break
+			}
+		}
+		if ep.Name == placeOrders {
+			if note := batchNote(ctx, srv.base, database); note != "" {
+				rep.Notes = append(rep.Notes, note)
 			}
 		}
 		if m.HalfStall >= targetHalfP99 {
@@ -363,6 +380,38 @@ func benchEndpoints(ctx context.Context, database string, srv *server, keys apiK
 		}
 	}
 	return nil
+}
+
+// batchNote reads the server's group commit counters from /metrics after
+// the orders row: how many orders each transaction placed on average. A
+// build without them (an older tree) gets no note.
+func batchNote(ctx context.Context, base, database string) string {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/metrics", nil)
+	if err != nil {
+		return ""
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	var batches, orders float64
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		name, value, _ := strings.Cut(sc.Text(), " ")
+		switch name {
+		case "petstore_order_batches_total":
+			batches, _ = strconv.ParseFloat(value, 64)
+		case "petstore_order_batched_total":
+			orders, _ = strconv.ParseFloat(value, 64)
+		}
+	}
+	if batches == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s on %s: %s orders placed in %s transactions (group commit), %.1f per transaction",
+		placeOrders, database, thousands(orders), thousands(batches), orders/batches)
 }
 
 // probe answers the status of one GET.

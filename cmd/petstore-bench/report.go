@@ -51,6 +51,10 @@ type row struct {
 	P50, P99 time.Duration
 	HalfP99  time.Duration // 0: not measured
 	Errors   int
+	// ServerCPU and PostgresCPU are the CPU time the server and the
+	// PostgreSQL processes spent per request answered at the peak (0: not
+	// measured): steadier than the rate on a shared machine (cpu.go).
+	ServerCPU, PostgresCPU time.Duration
 }
 
 // report is everything one run measured.
@@ -129,10 +133,18 @@ func (r *report) ratio(rw row) string {
 	return fmt.Sprintf("%.2f", rw.Rate/c)
 }
 
+// micros is a CPU time per request in microseconds, "–" when not measured.
+func micros(d time.Duration) string {
+	if d <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%d µs", d.Microseconds())
+}
+
 // writeTable prints the table as Markdown with aligned columns, readable
 // both in a terminal and rendered.
 func (r *report) writeTable(w io.Writer) {
-	head := []string{"endpoint", "database", "req/s (peak)", "p50", "p99", "p99 @ half peak", "errors", "ratio to ceiling"}
+	head := []string{"endpoint", "database", "req/s (peak)", "p50", "p99", "p99 @ half peak", "errors", "ratio to ceiling", "server CPU/req", "PostgreSQL CPU/req"}
 	cells := [][]string{head}
 	for _, rw := range r.Rows {
 		db := rw.Database
@@ -143,7 +155,8 @@ func (r *report) writeTable(w io.Writer) {
 		if rw.HalfP99 > 0 {
 			half = ms(rw.HalfP99)
 		}
-		cells = append(cells, []string{rw.Endpoint, db, thousands(rw.Rate), ms(rw.P50), ms(rw.P99), half, strconv.Itoa(rw.Errors), r.ratio(rw)})
+		cells = append(cells, []string{rw.Endpoint, db, thousands(rw.Rate), ms(rw.P50), ms(rw.P99), half, strconv.Itoa(rw.Errors), r.ratio(rw),
+			micros(rw.ServerCPU), micros(rw.PostgresCPU)})
 	}
 	width := make([]int, len(head))
 	for _, line := range cells {

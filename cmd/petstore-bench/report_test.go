@@ -101,7 +101,8 @@ func sample() *report {
 			{Endpoint: petsList, Database: dbSQLite, Rate: 6000, P50: 2 * time.Millisecond, P99: 9 * time.Millisecond, HalfP99: 4 * time.Millisecond},
 			{Endpoint: placeOrders, Database: dbSQLite, Rate: 3500, P50: 3 * time.Millisecond, P99: 12 * time.Millisecond, HalfP99: 6 * time.Millisecond},
 			{Endpoint: ceilingQuery, Database: dbSQLite, Rate: 20000},
-			{Endpoint: petsList, Database: dbPostgres, Rate: 1000, P50: 9 * time.Millisecond, P99: 40 * time.Millisecond, HalfP99: 30 * time.Millisecond, Errors: 3},
+			{Endpoint: petsList, Database: dbPostgres, Rate: 1000, P50: 9 * time.Millisecond, P99: 40 * time.Millisecond, HalfP99: 30 * time.Millisecond, Errors: 3,
+				ServerCPU: 95 * time.Microsecond, PostgresCPU: 41 * time.Microsecond},
 			{Endpoint: placeOrders, Database: dbPostgres, Rate: 150, HalfP99: 10 * time.Millisecond},
 			{Endpoint: ceilingQuery, Database: dbPostgres, Rate: 2500},
 			{Endpoint: ceilingBare, Rate: 10000, P50: time.Millisecond, P99: 5 * time.Millisecond},
@@ -167,13 +168,14 @@ func TestTable(t *testing.T) {
 		"| endpoint ", " req/s (peak) |", " ratio to ceiling |", "-----: |",
 		"| GET /api/pets?limit=20 ", "|        6,000 |", " 4.00 ms |",
 		"| ceiling: bare Fiber route, same JSON | –  ", // no database
+		" server CPU/req |", " 95 µs |", " 41 µs |",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
 	}
-	if raw := lines[2+2]; !strings.Contains(raw, ceilingQuery) || strings.Count(raw, "–") != 1 || !strings.HasSuffix(raw, " 2.00 |") {
-		t.Errorf("raw query row: want one dash (no half-peak p99) and ratio 2.00:\n%s", raw)
+	if raw := lines[2+2]; !strings.Contains(raw, ceilingQuery) || strings.Count(raw, "–") != 3 || !strings.Contains(raw, " 2.00 |") {
+		t.Errorf("raw query row: want three dashes (no half-peak p99, no server CPU, no PostgreSQL CPU) and ratio 2.00:\n%s", raw)
 	}
 }
 

@@ -61,6 +61,7 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 	s := &Server{Store: store, stop: stop, log: logger}
 
 	metrics := web.NewMetrics(store.DB().DB)
+	metrics.WatchOrderBatches(store.OrderBatches)
 	counters := ratelimit.Store(ratelimit.NewMemoryStore())
 	var shared *ratelimit.FailoverStore
 	if cfg.Redis != nil {

@@ -139,6 +139,7 @@ func NewOn(t *testing.T, open dbtest.Open, opts ...Option) *App {
 		Metrics:  web.NewMetrics(store.DB().DB),
 		Config:   Deprecation(clk),
 	}
+	h.Metrics.WatchOrderBatches(store.OrderBatches)
 	// Staff passwords set in the console hash at bcrypt's lowest cost:
 	// the default takes most of a second under the race detector.
 	h.Config.PasswordCost = bcrypt.MinCost

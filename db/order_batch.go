@@ -1,0 +1,217 @@
+package db
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// Group commit. An order is one transaction, so orders are placed at most
+// as fast as the database commits. Lone orders (an API order of one line,
+// not audited: placeOrders' fast case) that arrive while another is being
+// placed wait in a queue; the next batch takes every order queued (up to
+// maxBatch) and places them in ONE transaction, one commit for all. Nothing
+// waits on a timer: an order that finds no batch running starts one at
+// once, with itself alone, so a quiet shop's order is as fast as before;
+// under load the queue fills while the batch before commits.
+//
+// Each order in a batch is placed by the one rule (takeOrder) on its pet as
+// locked in the batch's transaction, after the orders before it in the
+// batch: two orders for one pet's last unit in one batch are one placed and
+// one refused, exactly as in two transactions. An order the rule refuses
+// (stock, status, no such pet) writes nothing and refuses only itself; on
+// SQLite it also runs inside its own savepoint, rolled back when refused.
+// An order that fails otherwise (a database error) ends the transaction:
+// nothing of the batch is written, and each of its orders is placed again
+// in a transaction of its own, so one bad order fails only itself. A
+// failed commit is not retried (it may have committed): every order of
+// the batch gets the error, as a lone order's failed commit would. No
+// order is answered before its batch commits.
+
+// maxBatch bounds the orders of one batch: the locks a batch holds, and
+// the latency of the first order in it, grow with it.
+const maxBatch = 64
+
+// queuedOrder is one lone order waiting for its batch.
+type queuedOrder struct {
+	ctx   context.Context
+	order *Order
+	owner Owner
+	err   error         // the order's own outcome, set before done closes
+	done  chan struct{} // closed once the order is placed or refused
+}
+
+// orderBatcher gathers lone orders into batches.
+type orderBatcher struct {
+	// place places a batch in one transaction, setting the err of each
+	// order the rule refused; it returns an error when the transaction
+	// failed (nothing written), and whether that failure was the commit's.
+	place func(ctx context.Context, batch []*queuedOrder) (atCommit bool, err error)
+	// leaders is how many batches may be placed at once: 1 on SQLite,
+	// which has one writer; more on PostgreSQL, whose commits of other
+	// batches overlap.
+	leaders int
+
+	mu      sync.Mutex
+	queue   []*queuedOrder
+	running int // batches being placed, at most leaders
+
+	// batches and batched count the batches placed and their orders.
+	batches, batched atomic.Int64
+}
+
+// submit places o for owner in the next batch and returns its outcome
+// once that batch has committed or failed.
+func (b *orderBatcher) submit(ctx context.Context, o *Order, owner Owner) error {
+	q := &queuedOrder{ctx: ctx, order: o, owner: owner, done: make(chan struct{})}
+	b.mu.Lock()
+	b.queue = append(b.queue, q)
+	lead := b.running < b.leaders
+	if lead {
+		b.running++
+	}
+	b.mu.Unlock()
+	if lead {
+		b.lead()
+	}
+	<-q.done
+	return q.err
+}
+
+// lead places one batch of what is queued (in the caller's goroutine: at
+// low load the caller's own order alone), then hands leadership to a new
+// goroutine when more orders are queued, so the caller can answer.
+func (b *orderBatcher) lead() {
+	b.mu.Lock()
+	n := min(len(b.queue), maxBatch)
+	batch := slices.Clone(b.queue[:n])
+	b.queue = slices.Delete(b.queue, 0, n)
+	b.mu.Unlock()
+
+	b.run(batch)
+
+	b.mu.Lock()
+	more := len(b.queue) > 0
+	if !more {
+		b.running--
+	}
+	b.mu.Unlock()
+	if more {
+		go b.lead()
+	}
+}
+
+// run places batch and closes every order's done. Orders whose request
+// has already ended are not placed. The transaction runs on the first
+// order's context without its cancellation: one client hanging up must
+// not fail the others' orders.
+func (b *orderBatcher) run(batch []*queuedOrder) {
+	live := batch[:0:0]
+	for _, q := range batch {
+		if err := q.ctx.Err(); err != nil {
+			q.err = err
+			close(q.done)
+			continue
+		}
+		live = append(live, q)
+	}
+	if len(live) == 0 {
+		return
+	}
+	b.batches.Add(1)
+	b.batched.Add(int64(len(live)))
+	ctx := context.WithoutCancel(live[0].ctx)
+	// Pets are locked in id order in every transaction that locks several
+	// (lockPets too), so two batches at once cannot deadlock on them; the
+	// orders of one pet keep their arrival order.
+	slices.SortStableFunc(live, func(a, c *queuedOrder) int { return cmp.Compare(a.order.PetID, c.order.PetID) })
+	atCommit, err := b.place(ctx, live)
+	switch {
+	case err == nil || len(live) == 1 || atCommit:
+		for _, q := range live {
+			if err != nil {
+				q.err = err
+			}
+		}
+	default:
+		// Nothing of the batch was written: each order alone, so the
+		// order that failed it fails only itself.
+		for _, q := range live {
+			q.err = nil
+			if _, err := b.place(ctx, []*queuedOrder{q}); err != nil {
+				q.err = err
+			}
+		}
+	}
+	for _, q := range live {
+		close(q.done)
+	}
+}
+
+// OrderBatches is how many batches of lone orders the store has placed,
+// and how many orders were submitted to them (for the metrics).
+func (s *Store) OrderBatches() (batches, orders int64) {
+	return s.orders.batches.Load(), s.orders.batched.Load()
+}
+
+// placeBatch is the batcher's place: every order of batch, in its order,
+// in one transaction, each by s.placeLone (the fastest way the database
+// has to place one order in a transaction).
+func (s *Store) placeBatch(ctx context.Context, batch []*queuedOrder) (atCommit bool, err error) {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	savepoints := tx.dialect() == DialectSQLite
+	for _, q := range batch {
+		q.order.CreatedAt = tx.now
+		if savepoints {
+			if _, err := tx.exec(ctx, `SAVEPOINT lone_order`); err != nil {
+				return false, fmt.Errorf("savepoint: %w", err)
+			}
+		}
+		kept := len(tx.events)
+		err := s.placeLone(ctx, tx, q.order, q.owner)
+		if err == nil && s.orderFault != nil {
+			err = s.orderFault(q.order)
+		}
+		var coded *Error
+		switch {
+		case errors.As(err, &coded):
+			q.err = err
+			tx.events = tx.events[:kept]
+			if savepoints {
+				if _, err := tx.exec(ctx, `ROLLBACK TO SAVEPOINT lone_order`); err != nil {
+					return false, fmt.Errorf("rollback to savepoint: %w", err)
+				}
+			}
+		case err != nil:
+			return false, err
+		}
+		if savepoints {
+			if _, err := tx.exec(ctx, `RELEASE SAVEPOINT lone_order`); err != nil {
+				return false, fmt.Errorf("release savepoint: %w", err)
+			}
+		}
+	}
+	return true, tx.Commit()
+}
+
+// placeLoneInGo places the lone order o (its ID 0) in tx by the one order
+// path of every other order: its pet locked, then placeOrder.
+func placeLoneInGo(ctx context.Context, tx *Tx, o *Order, owner Owner) error {
+	p, err := tx.lockPet(ctx, o.PetID)
+	if err != nil && ErrorCode(err) != ENotFound {
+		return err
+	}
+	return tx.placeOrder(ctx, owner, p, o)
+}
+
+// postgresOrderBatches is how many batches PostgreSQL places at once: one
+// commits while the next is being placed.
+const postgresOrderBatches = 2
