@@ -70,10 +70,10 @@ type Store struct {
 	counterReads counters.SharedReads[counters.Values]
 	authReads    counters.SharedReads[counters.Values]
 
-	// placeLone places a lone order in a batch's transaction (order_batch.go):
-	// in Go like every other order, or on PostgreSQL by one statement
-	// (order_place_postgres.go).
-	placeLone func(ctx context.Context, tx *Tx, o *Order, owner Owner) error
+	// placeIn places a batch of lone orders in a transaction
+	// (order_batch.go): in Go like every other order, or on PostgreSQL by
+	// one statement (order_place_postgres.go).
+	placeIn func(ctx context.Context, tx *Tx, batch []*queuedOrder) error
 	// orders gathers concurrent lone orders into one transaction each batch.
 	orders orderBatcher
 
@@ -172,10 +172,10 @@ func Open(ctx context.Context, rawURL string, now func() time.Time) (*Store, err
 		x.Close()
 		return nil, err
 	}
-	s.placeLone = placeLoneInGo
+	s.placeIn = placeInGo
 	s.orders = orderBatcher{place: s.placeBatch, leaders: 1}
 	if dialect == DialectPostgres {
-		s.placeLone = placeLonePostgres
+		s.placeIn = placeInStatement
 		s.orders.leaders = postgresOrderBatches
 		s.notifier.Start(s.notify)
 	}
@@ -312,6 +312,10 @@ func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result
 // cache.
 func (tx *Tx) get(ctx context.Context, dest any, query string, args ...any) error {
 	return tx.store.stmts.TxGet(ctx, tx.Tx, dest, query, args...)
+}
+
+func (tx *Tx) sel(ctx context.Context, dest any, query string, args ...any) error {
+	return tx.store.stmts.TxSelect(ctx, tx.Tx, dest, query, args...)
 }
 
 func (tx *Tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {

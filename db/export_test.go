@@ -28,7 +28,7 @@ func (s *Store) CachedQueries() []string { return s.stmts.Queries() }
 // PlaceLoneOrdersInGo makes the store place lone orders the way it places
 // every other, in Go, instead of through PostgreSQL's one statement: for
 // the test that compares the two.
-func (s *Store) PlaceLoneOrdersInGo() { s.placeLone = placeLoneInGo }
+func (s *Store) PlaceLoneOrdersInGo() { s.placeIn = placeInGo }
 
 // PlaceLoneOrdersTogether places orders, each a lone order of owner, in
 // one batch (group commit) as if they had arrived while the batch before
@@ -44,7 +44,7 @@ func (s *Store) PlaceLoneOrdersTogether(ctx context.Context, owner Owner, orders
 		placed[i] = newOrder(*in.PetID, *in.Quantity, ship, s.Now().UTC(), s.Currency, nil)
 		batch[i] = &queuedOrder{ctx: ctx, order: placed[i], owner: owner, done: make(chan struct{})}
 	}
-	s.orders.run(slices.Clone(batch))
+	s.orders.run(slices.Clone(batch)) // in a copy: run reorders it
 	errs := make([]error, len(orders))
 	for i, q := range batch {
 		errs[i] = q.err

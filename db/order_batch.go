@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -23,8 +24,10 @@ import (
 // locked in the batch's transaction, after the orders before it in the
 // batch: two orders for one pet's last unit in one batch are one placed and
 // one refused, exactly as in two transactions. An order the rule refuses
-// (stock, status, no such pet) writes nothing and refuses only itself; on
-// SQLite it also runs inside its own savepoint, rolled back when refused.
+// (stock, status, no such pet) writes nothing and refuses only itself: in
+// Go (SQLite) each order runs in a savepoint of its own, rolled back when
+// refused; PostgreSQL's statement writes only the orders the rule lets
+// through (order_place_postgres.go).
 // An order that fails otherwise (a database error) ends the transaction:
 // nothing of the batch is written, and each of its orders is placed again
 // in a transaction of its own, so one bad order fails only itself. A
@@ -86,6 +89,11 @@ func (b *orderBatcher) submit(ctx context.Context, o *Order, owner Owner) error 
 // low load the caller's own order alone), then hands leadership to a new
 // goroutine when more orders are queued, so the caller can answer.
 func (b *orderBatcher) lead() {
+	// Let the goroutines that are ready to run go first: under load some
+	// are requests about to queue an order, which then join this batch.
+	// Alone, nothing else is ready and this returns at once; nothing
+	// waits on a timer.
+	runtime.Gosched()
 	b.mu.Lock()
 	n := min(len(b.queue), maxBatch)
 	batch := slices.Clone(b.queue[:n])
@@ -125,10 +133,7 @@ func (b *orderBatcher) run(batch []*queuedOrder) {
 	b.batches.Add(1)
 	b.batched.Add(int64(len(live)))
 	ctx := context.WithoutCancel(live[0].ctx)
-	// Pets are locked in id order in every transaction that locks several
-	// (lockPets too), so two batches at once cannot deadlock on them; the
-	// orders of one pet keep their arrival order.
-	slices.SortStableFunc(live, func(a, c *queuedOrder) int { return cmp.Compare(a.order.PetID, c.order.PetID) })
+	inRounds(live)
 	atCommit, err := b.place(ctx, live)
 	switch {
 	case err == nil || len(live) == 1 || atCommit:
@@ -152,6 +157,23 @@ func (b *orderBatcher) run(batch []*queuedOrder) {
 	}
 }
 
+// inRounds orders batch as it is placed: in rounds, the first order of
+// each pet, by pet id, then the second order of each pet that has one, and
+// so on, each pet's orders in their arrival order. Pets are locked in id
+// order in every transaction that locks several (lockPets too), and a
+// later round locks no pet the first did not, so two batches at once
+// cannot deadlock on them; PostgreSQL places each round by one statement.
+func inRounds(batch []*queuedOrder) {
+	slices.SortStableFunc(batch, func(a, c *queuedOrder) int { return cmp.Compare(a.order.PetID, c.order.PetID) })
+	round := make(map[*queuedOrder]int, len(batch))
+	for i, q := range batch {
+		if i > 0 && q.order.PetID == batch[i-1].order.PetID {
+			round[q] = round[batch[i-1]] + 1
+		}
+	}
+	slices.SortStableFunc(batch, func(a, c *queuedOrder) int { return cmp.Compare(round[a], round[c]) })
+}
+
 // OrderBatches is how many batches of lone orders the store has placed,
 // and how many orders were submitted to them (for the metrics).
 func (s *Store) OrderBatches() (batches, orders int64) {
@@ -159,47 +181,56 @@ func (s *Store) OrderBatches() (batches, orders int64) {
 }
 
 // placeBatch is the batcher's place: every order of batch, in its order,
-// in one transaction, each by s.placeLone (the fastest way the database
-// has to place one order in a transaction).
+// in one transaction, by s.placeIn (the fastest way the database has).
 func (s *Store) placeBatch(ctx context.Context, batch []*queuedOrder) (atCommit bool, err error) {
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return false, err
 	}
 	defer tx.Rollback()
-	savepoints := tx.dialect() == DialectSQLite
-	for _, q := range batch {
-		q.order.CreatedAt = tx.now
-		if savepoints {
-			if _, err := tx.exec(ctx, `SAVEPOINT lone_order`); err != nil {
-				return false, fmt.Errorf("savepoint: %w", err)
+	if err := s.placeIn(ctx, tx, batch); err != nil {
+		return false, err
+	}
+	if s.orderFault != nil {
+		for _, q := range batch {
+			if q.err == nil {
+				if err := s.orderFault(q.order); err != nil {
+					return false, err
+				}
 			}
 		}
-		kept := len(tx.events)
-		err := s.placeLone(ctx, tx, q.order, q.owner)
-		if err == nil && s.orderFault != nil {
-			err = s.orderFault(q.order)
+	}
+	return true, tx.Commit()
+}
+
+// placeInGo places every order of batch in tx, in its order, by the one
+// order path of every other order (placeLoneInGo), each in a savepoint of
+// its own that a refusal rolls back. A refused order gets its err; any
+// other failure is returned.
+func placeInGo(ctx context.Context, tx *Tx, batch []*queuedOrder) error {
+	for _, q := range batch {
+		q.order.CreatedAt = tx.now
+		if _, err := tx.exec(ctx, `SAVEPOINT lone_order`); err != nil {
+			return fmt.Errorf("savepoint: %w", err)
 		}
+		kept := len(tx.events)
+		err := placeLoneInGo(ctx, tx, q.order, q.owner)
 		var coded *Error
 		switch {
 		case errors.As(err, &coded):
 			q.err = err
 			tx.events = tx.events[:kept]
-			if savepoints {
-				if _, err := tx.exec(ctx, `ROLLBACK TO SAVEPOINT lone_order`); err != nil {
-					return false, fmt.Errorf("rollback to savepoint: %w", err)
-				}
+			if _, err := tx.exec(ctx, `ROLLBACK TO SAVEPOINT lone_order`); err != nil {
+				return fmt.Errorf("rollback to savepoint: %w", err)
 			}
 		case err != nil:
-			return false, err
+			return err
 		}
-		if savepoints {
-			if _, err := tx.exec(ctx, `RELEASE SAVEPOINT lone_order`); err != nil {
-				return false, fmt.Errorf("release savepoint: %w", err)
-			}
+		if _, err := tx.exec(ctx, `RELEASE SAVEPOINT lone_order`); err != nil {
+			return fmt.Errorf("release savepoint: %w", err)
 		}
 	}
-	return true, tx.Commit()
+	return nil
 }
 
 // placeLoneInGo places the lone order o (its ID 0) in tx by the one order

@@ -17,10 +17,11 @@ import (
 // orderSeedEnv replays one seed of TestOrderPathsAgree.
 const orderSeedEnv = "PETSTORE_TEST_ORDER_SEED"
 
-// TestOrderPathsAgree places the same random sequences of orders, cancels,
-// completes, stock and price changes on two fresh PostgreSQL schemas: one
-// places lone orders with PostgreSQL's one statement, as the store does,
-// the other in Go, as it places every other order. Every answer must be
+// TestOrderPathsAgree places the same random sequences of orders, batches
+// of orders placed together (group commit), cancels, completes, stock and
+// price changes on two fresh PostgreSQL schemas: one places lone orders
+// with PostgreSQL's one statement, as the store does, the other in Go, as
+// it places every other order. Every answer must be
 // the same, and afterwards every row of orders, pets and inventory and
 // every event (type, data and time). The seeds are a few fixed ones and
 // one new each run; a failure names its seed, which orderSeedEnv replays.
@@ -130,6 +131,7 @@ func newPathWorld(t *testing.T, ctx context.Context, s *db.Store) pathWorld {
 // pathOp is one random operation, drawn once and applied to both stores.
 type pathOp struct {
 	kind    string
+	batch   []db.NewOrder // the orders of a batch (group commit)
 	pet     int64
 	n       int64 // quantity, stock or price in cents
 	owner   db.Owner
@@ -140,7 +142,7 @@ type pathOp struct {
 }
 
 func (op pathOp) String() string {
-	return fmt.Sprintf("%s pet=%d n=%d order=%d owner=%+v ship=%v", op.kind, op.pet, op.n, op.orderID, op.owner, op.ship != nil)
+	return fmt.Sprintf("%s pet=%d n=%d order=%d owner=%+v ship=%v batch=%d", op.kind, op.pet, op.n, op.orderID, op.owner, op.ship != nil, len(op.batch))
 }
 
 // randomOp draws an operation: mostly orders (some too large, some for a
@@ -153,6 +155,17 @@ func (w *pathWorld) randomOp(rng *rand.Rand, t0 time.Time) pathOp {
 		op.pet = w.pets[len(w.pets)-1]
 	}
 	switch r := rng.IntN(100); {
+	case r < 10:
+		// A batch of 2 to 6 orders, some for the same pet, as group
+		// commit places orders that arrive together.
+		op.kind = "batch"
+		for range 2 + rng.IntN(5) {
+			pet := w.pets[rng.IntN(len(w.pets))]
+			op.batch = append(op.batch, db.NewOrder{PetID: &pet, Quantity: ptr(int64(1 + rng.IntN(3)))})
+		}
+		if rng.IntN(2) == 0 {
+			op.owner = db.Owner{APIKeyID: w.key}
+		}
 	case r < 45:
 		op.kind, op.n = "order", int64(1+rng.IntN(3))
 		if rng.IntN(8) == 0 {
@@ -182,14 +195,24 @@ func (w *pathWorld) randomOp(rng *rand.Rand, t0 time.Time) pathOp {
 	return op
 }
 
-// learn counts an order the answer placed.
+// learn counts the orders the answer placed.
 func (w *pathWorld) learn(answer string) {
-	var o struct {
+	type placed struct {
 		ID       int64 `json:"id"`
 		Quantity int64 `json:"quantity"`
 	}
-	if json.Unmarshal([]byte(answer), &o) == nil && o.ID > w.orders && o.Quantity > 0 {
-		w.orders = o.ID
+	var os []placed
+	if json.Unmarshal([]byte(answer), &os) != nil {
+		var o placed
+		if json.Unmarshal([]byte(answer), &o) != nil {
+			return
+		}
+		os = []placed{o}
+	}
+	for _, o := range os {
+		if o.ID > w.orders && o.Quantity > 0 {
+			w.orders = o.ID
+		}
 	}
 }
 
@@ -201,6 +224,16 @@ func (op pathOp) apply(ctx context.Context, s *db.Store) string {
 	switch op.kind {
 	case "order":
 		v, err = s.PlaceOrder(ctx, op.owner, db.NewOrder{PetID: &op.pet, Quantity: &op.n, ShipDate: op.ship})
+	case "batch":
+		orders, errs := s.PlaceLoneOrdersTogether(ctx, op.owner, op.batch)
+		answers := make([]any, len(orders))
+		for i, o := range orders {
+			answers[i] = o
+			if errs[i] != nil {
+				answers[i] = fmt.Sprintf("error %s: %v", db.ErrorCode(errs[i]), errs[i])
+			}
+		}
+		v = answers
 	case "cancel":
 		err = s.CancelOrder(ctx, op.orderID, nil)
 	case "complete":

@@ -4,23 +4,27 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/lib/pq"
 )
 
-// The lone order on PostgreSQL sits behind placeOrders' seam
-// (Store.placeLone): the API's order of one line, placed in its batch's
-// transaction (order_batch.go) by one statement, one round trip instead
-// of the lock, four writes and the events. It follows the
-// one order path as far as one statement can:
-//   - The rule is takeOrder's. The statement applies it to the pet as it
+// A batch of lone orders on PostgreSQL (order_batch.go) is placed by
+// placeOrdersStatement: one statement for every order of the batch (a
+// round for each pet's second order, and so on), one round trip and one
+// firing of the tables' statement triggers for them all, instead of the
+// lock, four writes and the events of each. It follows the one order path
+// as far as one statement can:
+//   - The rule is takeOrder's. The statement applies it to each pet as it
 //     locks it, since no round trip may come between; Go then applies
 //     takeOrder to that same locked pet, which words the refusals and sets
 //     the order's price, and an answer of the statement that differs from
 //     the rule's is an error. TestOrderPathsAgree places random sequences
-//     through both paths and compares every row and event.
+//     (and TestOrderBatchPathsAgree random batches) through both paths and
+//     compares every row and event.
 //   - The events are placedEvents', marshalled in Go. What only the
 //     locked row tells (the order's id, its price and total, the pet's
 //     stock and status) is a hole the statement fills with that value's
@@ -41,7 +45,7 @@ const (
 )
 
 // placeHoles maps each sentinel's JSON token to its mark, chr(mark) in
-// placeOrderStatement, which fills mark n with the value it names there.
+// placeOrdersStatement, which fills mark n with the value it names there.
 var placeHoles = map[string]byte{
 	strconv.FormatInt(holeOrderID, 10): 1,
 	strconv.FormatInt(holeStock, 10):   2,
@@ -59,15 +63,18 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// placeOrderStatement places one order, locking its pet (locked: the lock
-// of lockPet) and, only when the pet is available with enough stock (ok:
-// takeOrder's rule), writing the stock, the status when it changes
-// (storeStock), the order with the locked price, and the events with
-// their holes filled ($7..$10: type and data of each, in placedEvents'
-// order). Money's JSON is an amount with exactly two decimals, as
-// numeric(20, 2) writes it. It returns the pet as it was locked, with the
-// new order's id (NULL when the rule refused it), and no row when there is
-// no such live pet.
+// placeOrdersStatement places the orders of one round, each for another
+// pet: $1..$9 are arrays with an element per order (pet, quantity, ship
+// date, owner's key and shopper, then type and data of each of its two
+// events, in placedEvents' order), $10 the time and $11 the currency. It
+// locks the pets in id order (locked: the lock of lockPet) and, for each
+// order whose pet is available with enough stock (ok: takeOrder's rule),
+// writes the stock, the status when it changes (storeStock), the order with
+// the locked price, and the events with their holes filled. Money's JSON is
+// an amount with exactly two decimals, as numeric(20, 2) writes it. It
+// returns a row per order, in their order: its pet as it was locked
+// (NULL: no such live pet) and the new order's id (NULL when the rule
+// refused it).
 //
 // The writes see the rows as locked: a data-modifying CTE reads the
 // statement's snapshot, and when the row was changed since then (the lock
@@ -78,21 +85,27 @@ func mustJSON(v any) string {
 // status changed by a writer the lock waited for would otherwise skip it.
 // The events INSERT draws its ids itself after making sure the transaction
 // has an id, as the horizon requires (db/internal/outbox).
-const placeOrderStatement = `WITH locked AS (
+const placeOrdersStatement = `WITH req AS (
+		SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::timestamptz[], $4::bigint[], $5::text[],
+			$6::text[], $7::text[], $8::text[], $9::text[])
+			WITH ORDINALITY AS r(pet_id, qty, ship, key_id, shopper, t1, d1, t2, d2, n)),
+	locked AS (
 		SELECT p.id, p.status, p.price, i.quantity FROM pets p JOIN inventory i ON i.pet_id = p.id
-		WHERE p.id = $1 AND p.deleted_at IS NULL FOR UPDATE OF p, i),
+		WHERE p.id = ANY($1::bigint[]) AND p.deleted_at IS NULL ORDER BY p.id FOR UPDATE OF p, i),
 	ok AS (
-		SELECT id, price, price * $2 AS total, quantity - $2 AS stock, status AS was,
-			CASE WHEN quantity - $2 > 0 THEN 'available' ELSE 'pending' END AS status
-		FROM locked WHERE status = 'available' AND quantity >= $2),
+		SELECT r.n, l.id, r.qty, r.ship, r.key_id, r.shopper, r.t1, r.d1, r.t2, r.d2, l.price,
+			l.price * r.qty AS total, l.quantity - r.qty AS stock, l.status AS was,
+			CASE WHEN l.quantity - r.qty > 0 THEN 'available' ELSE 'pending' END AS status
+		FROM req r JOIN locked l ON l.id = r.pet_id WHERE l.status = 'available' AND l.quantity >= r.qty),
 	inv AS (
-		UPDATE inventory i SET quantity = ok.stock, updated_at = $3 FROM ok WHERE i.pet_id = ok.id),
+		UPDATE inventory i SET quantity = ok.stock, updated_at = $10 FROM ok WHERE i.pet_id = ok.id),
 	pet AS (
-		UPDATE pets p SET status = ok.status, updated_at = $3 FROM ok WHERE p.id = ok.id AND ok.status <> ok.was),
+		UPDATE pets p SET status = ok.status, updated_at = $10 FROM ok WHERE p.id = ok.id AND ok.status <> ok.was),
 	ord AS (
 		INSERT INTO orders (pet_id, quantity, ship_date, state, api_key_id, shopper_id, created_at, updated_at,
 			unit_price, currency)
-		SELECT ok.id, $2, $4, 'open', $5, $6, $3, $3, ok.price, $11 FROM ok RETURNING id),
+		SELECT ok.id, ok.qty, ok.ship, 'open', ok.key_id, ok.shopper, $10, $10, ok.price, $11 FROM ok ORDER BY ok.n
+		RETURNING id, pet_id),
 	ev AS (
 		INSERT INTO events (type, data, created_at)
 		SELECT v.t, replace(replace(replace(replace(replace(v.d,
@@ -100,48 +113,108 @@ const placeOrderStatement = `WITH locked AS (
 				chr(2), ok.stock::text),
 				chr(3), to_json(ok.status)::text),
 				chr(4), to_json((ok.price::numeric / 100)::numeric(20, 2)::text)::text),
-				chr(5), to_json((ok.total::numeric / 100)::numeric(20, 2)::text)::text), $3
-		FROM ok CROSS JOIN ord CROSS JOIN LATERAL (VALUES ($7::text, $8::text, 0), ($9::text, $10::text, 1)) AS v(t, d, o)
+				chr(5), to_json((ok.total::numeric / 100)::numeric(20, 2)::text)::text), $10
+		FROM ok JOIN ord ON ord.pet_id = ok.id CROSS JOIN LATERAL (VALUES (ok.t1, ok.d1, 0), (ok.t2, ok.d2, 1)) AS v(t, d, o)
 		WHERE pg_current_xact_id() IS NOT NULL
-		ORDER BY v.o)
-	SELECT l.status, l.quantity, l.price, ord.id AS order_id FROM locked l LEFT JOIN ord ON true`
+		ORDER BY ok.n, v.o)
+	SELECT r.n, l.status, l.quantity, l.price, ord.id AS order_id
+	FROM req r LEFT JOIN locked l ON l.id = r.pet_id LEFT JOIN ord ON ord.pet_id = r.pet_id ORDER BY r.n`
 
-// placeLonePostgres places o, a lone order (its ID 0, no checkout), in tx
-// with placeOrderStatement at o.CreatedAt, and sets its id and price.
-// Errors: those of placeOrder.
-func placeLonePostgres(ctx context.Context, tx *Tx, o *Order, owner Owner) error {
-	events, err := placedEventsWithHoles(o)
+// placeInStatement is PostgreSQL's placeIn: the batch (inRounds' order)
+// round by round, each by placeOrdersStatement.
+func placeInStatement(ctx context.Context, tx *Tx, batch []*queuedOrder) error {
+	for len(batch) > 0 {
+		n := 1
+		for n < len(batch) && batch[n].order.PetID > batch[n-1].order.PetID {
+			n++
+		}
+		if err := placeRound(ctx, tx, batch[:n]); err != nil {
+			return err
+		}
+		batch = batch[n:]
+	}
+	return nil
+}
+
+// placeRound places round, orders for distinct pets, by one statement, and
+// sets each order's id and price, or its err when the rule refused it.
+func placeRound(ctx context.Context, tx *Tx, round []*queuedOrder) error {
+	n := len(round)
+	pets, qtys, keys := make([]int64, n), make([]int64, n), make([]sql.NullInt64, n)
+	ships, shoppers := make([]sql.NullString, n), make([]sql.NullString, n)
+	t1, d1, t2, d2 := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	for i, q := range round {
+		o := q.order
+		o.CreatedAt = tx.now
+		events, err := placedEventsWithHoles(o)
+		if err != nil {
+			return err
+		}
+		pets[i], qtys[i] = o.PetID, o.Quantity
+		if o.ShipDate != nil {
+			ships[i] = sql.NullString{String: o.ShipDate.UTC().Format(time.RFC3339Nano), Valid: true}
+		}
+		if id := q.owner.keyID(); id != nil {
+			keys[i] = sql.NullInt64{Int64: *id, Valid: true}
+		}
+		if sh := q.owner.shopper(); sh != nil {
+			shoppers[i] = sql.NullString{String: *sh, Valid: true}
+		}
+		t1[i], d1[i], t2[i], d2[i] = events[0].typ, events[0].data, events[1].typ, events[1].data
+	}
+	var rows []struct {
+		N       int64          `db:"n"`
+		Status  sql.NullString `db:"status"`
+		Stock   sql.NullInt64  `db:"quantity"`
+		Price   sql.NullInt64  `db:"price"`
+		OrderID sql.NullInt64  `db:"order_id"`
+	}
+	err := tx.sel(ctx, &rows, placeOrdersStatement, pq.Array(pets), pq.Array(qtys), pq.GenericArray{A: ships},
+		pq.GenericArray{A: keys}, pq.GenericArray{A: shoppers}, pq.Array(t1), pq.Array(d1), pq.Array(t2), pq.Array(d2),
+		tx.now, round[0].order.Currency)
 	if err != nil {
-		return err
+		return fmt.Errorf("place orders: %w", err)
 	}
-	var r struct {
-		Status  string        `db:"status"`
-		Stock   int64         `db:"quantity"`
-		Price   Money         `db:"price"`
-		OrderID sql.NullInt64 `db:"order_id"`
+	if len(rows) != n {
+		return fmt.Errorf("place orders: %d rows for %d orders", len(rows), n)
 	}
-	err = tx.get(ctx, &r, placeOrderStatement, o.PetID, o.Quantity, o.CreatedAt, o.ShipDate, owner.keyID(), owner.shopper(),
-		events[0].typ, events[0].data, events[1].typ, events[1].data, o.Currency)
-	if errors.Is(err, sql.ErrNoRows) {
-		return errNoSuchPet(o.PetID)
+	for i, r := range rows {
+		q := round[i]
+		if r.N != int64(i+1) {
+			return fmt.Errorf("place orders: row %d answers order %d", i+1, r.N)
+		}
+		if !r.Status.Valid {
+			q.err = errNoSuchPet(q.order.PetID)
+			continue
+		}
+		if err := ruleAgrees(q, r.Status.String, r.Stock.Int64, Money(r.Price.Int64), r.OrderID); err != nil {
+			return err
+		}
+		if r.OrderID.Valid {
+			tx.wroteEvents = true
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("place order: %w", err)
-	}
-	if r.OrderID.Valid {
-		tx.wroteEvents = true
-	}
-	locked := Pet{ID: o.PetID, Status: r.Status, Stock: r.Stock, Price: r.Price}
+	return nil
+}
+
+// ruleAgrees applies takeOrder to q's pet as the statement locked it
+// (status, stock, price) and checks the statement did what the rule says:
+// placed it (id) or refused it. It sets the order's id and price, or q.err
+// to the rule's refusal; a disagreement is an error.
+func ruleAgrees(q *queuedOrder, status string, stock int64, price Money, id sql.NullInt64) error {
+	o := q.order
+	locked := Pet{ID: o.PetID, Status: status, Stock: stock, Price: price}
 	ruled := takeOrder(&locked, o)
 	switch {
-	case ruled == nil && r.OrderID.Valid:
-		o.ID = r.OrderID.Int64
+	case ruled == nil && id.Valid:
+		o.ID = id.Int64
 		return nil
-	case ruled != nil && !r.OrderID.Valid:
-		return ruled
+	case ruled != nil && !id.Valid:
+		q.err = ruled
+		return nil
 	}
 	return fmt.Errorf("place order: the statement (order %d, placed %t) and the rule (%v) disagree on %d of pet %d (%s, stock %d)",
-		r.OrderID.Int64, r.OrderID.Valid, ruled, o.Quantity, o.PetID, r.Status, r.Stock)
+		id.Int64, id.Valid, ruled, o.Quantity, o.PetID, status, stock)
 }
 
 // placedEventsWithHoles are the placedEvents of o, a lone order, with

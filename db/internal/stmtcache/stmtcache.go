@@ -174,6 +174,15 @@ func (c *Cache) TxGet(ctx context.Context, tx *sqlx.Tx, dest any, query string, 
 	return tx.GetContext(ctx, dest, query, args...)
 }
 
+// TxSelect runs a query for rows in tx; see TxGet.
+func (c *Cache) TxSelect(ctx context.Context, tx *sqlx.Tx, dest any, query string, args ...any) error {
+	if st := c.cached(query); st != nil {
+		return tx.StmtxContext(ctx, st).SelectContext(ctx, dest, args...)
+	}
+	c.prepareSoon(query)
+	return tx.SelectContext(ctx, dest, query, args...)
+}
+
 // TxExec runs a statement that returns no rows in tx; see TxGet.
 func (c *Cache) TxExec(ctx context.Context, tx *sqlx.Tx, query string, args ...any) (sql.Result, error) {
 	if st := c.cached(query); st != nil {
