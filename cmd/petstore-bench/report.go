@@ -38,10 +38,13 @@ const (
 	// before them (issue 30).
 	targetHomeShare = 0.50
 	targetHomeAfter = 0.80
+	// Orders by group commit (issue 30): many orders a transaction, so
+	// past the one-transaction-per-order ceiling.
+	targetOrdersShare = 1.50
 )
 
-// targetOrders is the POST orders rate each database must reach.
-var targetOrders = map[string]float64{dbSQLite: 3000, dbPostgres: 2000}
+// targetOrders is the POST orders rate each database must reach (issue 30).
+var targetOrders = map[string]float64{dbSQLite: 5500, dbPostgres: 5500}
 
 // row is one line of the table.
 type row struct {
@@ -242,13 +245,13 @@ func (r *report) targets() []target {
 		ts = append(ts, target{goal, o.Rate >= targetOrders[d], thousands(o.Rate) + " req/s"})
 	}
 	for _, d := range []string{dbSQLite, dbPostgres} {
-		goal := fmt.Sprintf("POST orders ≥ %.0f%% of the raw order transaction on %s", targetCeilingShare*100, d)
+		goal := fmt.Sprintf("POST orders ≥ %.0f%% of the raw order transaction on %s", targetOrdersShare*100, d)
 		o, c := r.find(placeOrders, d), r.ceilingOf(row{Endpoint: placeOrders, Database: d})
 		if o == nil || c == 0 {
 			ts = append(ts, target{goal, false, "not measured"})
 			continue
 		}
-		ts = append(ts, target{goal, o.Rate >= targetCeilingShare*c, fmt.Sprintf("%.0f%% (%s of %s/s)", 100*o.Rate/c, thousands(o.Rate), thousands(c))})
+		ts = append(ts, target{goal, o.Rate >= targetOrdersShare*c, fmt.Sprintf("%.0f%% (%s of %s/s)", 100*o.Rate/c, thousands(o.Rate), thousands(c))})
 	}
 	for _, d := range []string{dbSQLite, dbPostgres} {
 		goal := fmt.Sprintf("GET / ≥ %.0f%% of the API list on %s", targetHomeShare*100, d)
