@@ -43,7 +43,7 @@ const plansPets = 20_000
 var bigTables = map[string]int{
 	"orders":         plansOrders,
 	"events":         plansOrders,
-	"checkouts":      plansOrders / 8,
+	"checkouts":      plansOrders / 10,
 	"pets":           plansPets,
 	"inventory":      plansPets,
 	"audit_log":      plansPets,
@@ -218,12 +218,12 @@ func pqArray(ids []int64) string {
 }
 
 // placePlansOrders places plansOrders orders through the store from 16
-// goroutines, over the twenty days up to the clock's: by API key, by shopper
-// and by checkout (an eighth each of the last two), and completes or
-// cancels one in ten.
+// goroutines, over the twenty days up to the clock's, ten at a time
+// (placeTenOrders).
 func placePlansOrders(t *testing.T, ctx context.Context, a *handlerstest.App, pets []int64) {
 	t.Helper()
 	const workers, days = 16, 20
+	const tensPerDay = plansOrders / days / 10
 	now := a.Clock.Now()
 	defer a.Clock.Set(now)
 	for day := days - 1; day >= 0; day-- {
@@ -234,10 +234,9 @@ func placePlansOrders(t *testing.T, ctx context.Context, a *handlerstest.App, pe
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for i := w; i < plansOrders/days; i += workers {
-					n := day*plansOrders/days + i
-					if err := placePlansOrder(ctx, a, n, pets[n%len(pets)]); err != nil {
-						errs <- fmt.Errorf("order %d: %w", n, err)
+				for i := w; i < tensPerDay; i += workers {
+					if err := placeTenOrders(ctx, a, pets, (day*tensPerDay+i)*10); err != nil {
+						errs <- err
 						return
 					}
 				}
@@ -251,36 +250,41 @@ func placePlansOrders(t *testing.T, ctx context.Context, a *handlerstest.App, pe
 	}
 }
 
-// placePlansOrder places the nth order of the plans test, of pet.
-func placePlansOrder(ctx context.Context, a *handlerstest.App, n int, pet int64) error {
+// placeTenOrders places the orders n to n+9 of the plans test in six
+// transactions, as the shop and the API do: a checkout, a shopper's lone
+// order, three lone orders and one of five lines by API key. One lone
+// order in four is then completed or cancelled.
+func placeTenOrders(ctx context.Context, a *handlerstest.App, pets []int64, n int) error {
 	one := int64(1)
-	line := db.NewOrder{PetID: &pet, Quantity: &one}
-	var o *db.Order
-	var err error
-	switch n % 8 {
-	case 0:
-		var ck *db.Checkout
-		ck, err = a.Store.PlaceCheckout(ctx, "shopper-"+strconv.Itoa(n%500), 1_000_000,
-			db.NewCheckout{Name: "Buyer " + strconv.Itoa(n), Email: "buyer" + strconv.Itoa(n) + "@example.com"}, []db.NewOrder{line})
-		if err == nil {
-			o = ck.Orders[0]
-		}
-	case 1:
-		o, err = a.Store.PlaceOrder(ctx, db.Owner{ShopperID: "shopper-" + strconv.Itoa(n%500)}, line)
-	default:
-		o, err = a.Store.PlaceOrder(ctx, db.Owner{APIKeyID: a.CustID}, line)
-	}
+	line := func(i int) db.NewOrder { return db.NewOrder{PetID: &pets[(n+i)%len(pets)], Quantity: &one} }
+	shopper := "shopper-" + strconv.Itoa(n%500)
+	_, err := a.Store.PlaceCheckout(ctx, shopper, 1_000_000,
+		db.NewCheckout{Name: "Buyer " + strconv.Itoa(n), Email: "buyer" + strconv.Itoa(n) + "@example.com"}, []db.NewOrder{line(0)})
 	if err != nil {
-		return err
+		return fmt.Errorf("order %d: %w", n, err)
 	}
-	switch n % 20 {
-	case 3:
-		done := true
-		_, err = a.Store.UpdateOrder(ctx, o.ID, db.OrderUpdate{Complete: &done})
-	case 7:
-		err = a.Store.CancelOrder(ctx, o.ID, nil)
+	if _, err := a.Store.PlaceOrder(ctx, db.Owner{ShopperID: shopper}, line(1)); err != nil {
+		return fmt.Errorf("order %d: %w", n+1, err)
 	}
-	return err
+	for i := 2; i < 5; i++ {
+		o, err := a.Store.PlaceOrder(ctx, db.Owner{APIKeyID: a.CustID}, line(i))
+		if err != nil {
+			return fmt.Errorf("order %d: %w", n+i, err)
+		}
+		switch (n/10 + i) % 8 {
+		case 0:
+			_, err = a.Store.UpdateOrder(ctx, o.ID, db.OrderUpdate{Complete: ptr(true)})
+		case 1:
+			err = a.Store.CancelOrder(ctx, o.ID, nil)
+		}
+		if err != nil {
+			return fmt.Errorf("order %d: %w", n+i, err)
+		}
+	}
+	if _, err := a.Store.PlaceOrders(ctx, db.Owner{APIKeyID: a.CustID}, []db.NewOrder{line(5), line(6), line(7), line(8), line(9)}); err != nil {
+		return fmt.Errorf("orders %d to %d: %w", n+5, n+9, err)
+	}
+	return nil
 }
 
 // requestPlansPages asks for every page of the storefront and the console
