@@ -130,7 +130,7 @@ type OrderFilter struct {
 // up in the order's checkout by its primary key, one lookup per field, for
 // the rows a page returns (PostgreSQL evaluates them after its sort and
 // limit): joined instead, checkouts could be hashed whole for a page of
-// orders, which the planner did for a shopper's 20 orders beside 6,000
+// orders, as the planner did for a shopper's one order beside 6,000
 // checkouts (issue 30).
 const orderCols = `o.id, o.pet_id, o.quantity, o.ship_date, (o.state = 'complete') AS complete, o.state, o.created_at,
 	o.unit_price, o.unit_price * o.quantity AS total, COALESCE(o.currency, '') AS currency, o.checkout_id,
