@@ -47,6 +47,9 @@ func (s *Store) CountDashboard(ctx context.Context) (*Dashboard, error) {
 	if err := s.countOrders(ctx, d); err != nil {
 		return nil, err
 	}
+	if err := s.sumRevenue(ctx, d); err != nil {
+		return nil, err
+	}
 	var keys struct {
 		Active  int `db:"active"`
 		Revoked int `db:"revoked"`
