@@ -92,12 +92,14 @@ func (s *Store) SetInventory(ctx context.Context, petID int64, u InventoryUpdate
 }
 
 // FindLowStock lists available pets with at most maxStock in stock, the
-// scarcest first, at most limit of them.
+// scarcest first, at most limit of them. It walks inventory_quantity
+// (migration 00015) from stock 1 up (a pet in stock is available, SPEC
+// §5) and stops after limit live pets, however many pets the shop has.
 func (s *Store) FindLowStock(ctx context.Context, maxStock int64, limit int) ([]*Pet, error) {
 	var pets []*Pet
-	err := s.sel(ctx, &pets, `SELECT `+petCols+petFrom+`
-		WHERE p.deleted_at IS NULL AND p.status = 'available' AND i.quantity <= $1
-		ORDER BY i.quantity, p.id LIMIT $2`, maxStock, limit)
+	err := s.sel(ctx, &pets, `SELECT `+petCols+` FROM inventory i JOIN pets p ON p.id = i.pet_id JOIN categories c ON c.id = p.category_id
+		WHERE i.quantity >= 1 AND i.quantity <= $1 AND p.deleted_at IS NULL AND p.status = 'available'
+		ORDER BY i.quantity, i.pet_id LIMIT $2`, maxStock, limit)
 	if err != nil {
 		return nil, fmt.Errorf("find low stock: %w", err)
 	}

@@ -62,7 +62,7 @@ func (l list) branch(w *where, statuses []string, page Page) string {
 // (afterOnInventory keeps that plan good for any cursor).
 func (s *Store) listSelector(valueDependent bool) selector {
 	if valueDependent && s.dialect == DialectPostgres {
-		return s.db.SelectContext
+		return s.stmts.SelectOnce
 	}
 	return s.sel
 }

@@ -123,7 +123,7 @@ func (s *Store) FindWebhookDeliveries(ctx context.Context, f DeliveryFilter) ([]
 		w.add("status = " + w.arg(f.Status))
 	}
 	tail := f.Page.newestFirst(&w, "id")
-	ds, more, err := selectPageWith[*WebhookDelivery](ctx, s.db.SelectContext, "deliveries", f.Page,
+	ds, more, err := selectPageWith[*WebhookDelivery](ctx, s.stmts.SelectOnce, "deliveries", f.Page,
 		`SELECT `+deliveryCols+` FROM webhook_deliveries`+w.String()+tail, w.args...)
 	if err != nil {
 		return nil, false, err
@@ -157,7 +157,7 @@ func (s *Store) fillAttempts(ctx context.Context, ds ...*WebhookDelivery) error 
 	}
 	w.add("delivery_id IN " + in(&w, ids))
 	var as []WebhookAttempt
-	err := s.db.SelectContext(ctx, &as, `SELECT delivery_id, at, duration_ms, http_status, error FROM webhook_attempts`+w.String()+` ORDER BY id`, w.args...)
+	err := s.stmts.SelectOnce(ctx, &as, `SELECT delivery_id, at, duration_ms, http_status, error FROM webhook_attempts`+w.String()+` ORDER BY id`, w.args...)
 	if err != nil {
 		return fmt.Errorf("find attempts: %w", err)
 	}

@@ -228,7 +228,7 @@ func (tx *Tx) subscribe(ctx context.Context, id int64, events []string) error {
 // FindWebhooks lists every endpoint by id (there are at most MaxWebhooks).
 func (s *Store) FindWebhooks(ctx context.Context) ([]*Webhook, error) {
 	var ws []*Webhook
-	if err := s.db.SelectContext(ctx, &ws, `SELECT `+webhookCols+` FROM webhooks ORDER BY id`); err != nil {
+	if err := s.stmts.SelectOnce(ctx, &ws, `SELECT `+webhookCols+` FROM webhooks ORDER BY id`); err != nil {
 		return nil, fmt.Errorf("find webhooks: %w", err)
 	}
 	return ws, s.fillSubscriptions(ctx, ws...)
@@ -252,7 +252,7 @@ func (s *Store) fillSubscriptions(ctx context.Context, ws ...*Webhook) error {
 		WebhookID int64  `db:"webhook_id"`
 		EventType string `db:"event_type"`
 	}
-	if err := s.db.SelectContext(ctx, &rows, `SELECT webhook_id, event_type FROM webhook_subscriptions ORDER BY webhook_id, event_type`); err != nil {
+	if err := s.stmts.SelectOnce(ctx, &rows, `SELECT webhook_id, event_type FROM webhook_subscriptions ORDER BY webhook_id, event_type`); err != nil {
 		return fmt.Errorf("find subscriptions: %w", err)
 	}
 	byID := map[int64]*Webhook{}

@@ -12,6 +12,7 @@ import (
 	"context"
 	"database/sql"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -36,6 +37,28 @@ type Cache struct {
 	// one still preparing would open a connection to the database (on
 	// SQLite, files beside it) after the store was closed.
 	background sync.WaitGroup
+
+	// trace, set by tests (Trace), is told every query run through the
+	// cache and its arguments.
+	trace atomic.Pointer[func(query string, args []any)]
+}
+
+// Trace makes the cache call fn with every query it runs, prepared or
+// not, and its arguments, before running it: for tests that look at what
+// a store asked (the plans test EXPLAINs each). nil stops it.
+func (c *Cache) Trace(fn func(query string, args []any)) {
+	if fn == nil {
+		c.trace.Store(nil)
+		return
+	}
+	c.trace.Store(&fn)
+}
+
+// traced tells the tracer, if any, of query.
+func (c *Cache) traced(query string, args []any) {
+	if fn := c.trace.Load(); fn != nil {
+		(*fn)(query, args)
+	}
 }
 
 // New returns an empty cache over db.
@@ -140,6 +163,7 @@ func (c *Cache) Queries() []string {
 // Get runs a query for one row on the pool, through its prepared
 // statement when it has one.
 func (c *Cache) Get(ctx context.Context, dest any, query string, args ...any) error {
+	c.traced(query, args)
 	if st := c.stmt(ctx, query); st != nil {
 		return st.GetContext(ctx, dest, args...)
 	}
@@ -148,6 +172,7 @@ func (c *Cache) Get(ctx context.Context, dest any, query string, args ...any) er
 
 // Select runs a query for many rows; see Get.
 func (c *Cache) Select(ctx context.Context, dest any, query string, args ...any) error {
+	c.traced(query, args)
 	if st := c.stmt(ctx, query); st != nil {
 		return st.SelectContext(ctx, dest, args...)
 	}
@@ -156,10 +181,19 @@ func (c *Cache) Select(ctx context.Context, dest any, query string, args ...any)
 
 // Exec runs a statement that returns no rows; see Get.
 func (c *Cache) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	c.traced(query, args)
 	if st := c.stmt(ctx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
 	return c.db.ExecContext(ctx, query, args...)
+}
+
+// SelectOnce runs a query for many rows on the pool as a one-off
+// statement, never prepared: PostgreSQL plans it for its actual
+// arguments each time (a list whose best plan depends on its values).
+func (c *Cache) SelectOnce(ctx context.Context, dest any, query string, args ...any) error {
+	c.traced(query, args)
+	return c.db.SelectContext(ctx, dest, query, args...)
 }
 
 // TxGet runs a query for one row in the transaction tx: through its
@@ -167,6 +201,7 @@ func (c *Cache) Exec(ctx context.Context, query string, args ...any) (sql.Result
 // transaction's own connection if needed), else directly while it is
 // prepared for next time.
 func (c *Cache) TxGet(ctx context.Context, tx *sqlx.Tx, dest any, query string, args ...any) error {
+	c.traced(query, args)
 	if st := c.cached(query); st != nil {
 		return tx.StmtxContext(ctx, st).GetContext(ctx, dest, args...)
 	}
@@ -185,6 +220,7 @@ func (c *Cache) TxSelect(ctx context.Context, tx *sqlx.Tx, dest any, query strin
 
 // TxExec runs a statement that returns no rows in tx; see TxGet.
 func (c *Cache) TxExec(ctx context.Context, tx *sqlx.Tx, query string, args ...any) (sql.Result, error) {
+	c.traced(query, args)
 	if st := c.cached(query); st != nil {
 		return tx.StmtxContext(ctx, st).ExecContext(ctx, args...)
 	}
