@@ -371,14 +371,6 @@ func (r *ranQueries) distinct() []ranQuery {
 	return out
 }
 
-// has reports whether query ran.
-func (r *ranQueries) has(query string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	_, ok := r.args[query]
-	return ok
-}
-
 // explainable reports whether EXPLAIN takes query: a SELECT, INSERT,
 // UPDATE or DELETE, or one with a WITH.
 func explainable(query string) bool {
