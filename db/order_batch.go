@@ -136,11 +136,10 @@ func (b *orderBatcher) run(batch []*queuedOrder) {
 	inRounds(live)
 	atCommit, err := b.place(ctx, live)
 	switch {
-	case err == nil || len(live) == 1 || atCommit:
+	case err == nil:
+	case len(live) == 1 || atCommit:
 		for _, q := range live {
-			if err != nil {
-				q.err = err
-			}
+			q.err = err
 		}
 	default:
 		// Nothing of the batch was written: each order alone, so the
