@@ -39,7 +39,7 @@ type conditional struct {
 // version reads.
 func newConditional(version func(ctx context.Context) (int64, error)) *conditional {
 	return &conditional{version: version, served: lru.NewSized(servedEntries, servedBudget, func(a servedAnswer) int {
-		return len(a.body) + len(a.link) + len(a.etag) + len(a.contentType) + 64
+		return len(a.body) + len(a.link) + len(a.etag) + len(a.contentType) + servedOverhead
 	})}
 }
 
@@ -53,10 +53,16 @@ type servedAnswer struct {
 }
 
 // servedEntries and servedBudget bound the remembered answers: the query is
-// the caller's to choose. A page of 20 pets is about 8 KiB.
+// the caller's to choose. The budget is what bounds memory: a page of 20
+// pets is about 8 KiB, so about a thousand pages fit. The entry cap is for
+// the small answers (a pet, an item of stock: about 200 bytes with their
+// tag and the servedOverhead each is charged for the LRU's element, map
+// slot and key), so that a catalog of 16,000 pets fits whole, one answer a
+// pet, at about 7 MiB.
 const (
-	servedEntries = 4096
-	servedBudget  = 8 << 20
+	servedEntries  = 16384
+	servedBudget   = 8 << 20
+	servedOverhead = 256
 )
 
 // handler is the middleware; put it just before the route's handler.
