@@ -1,0 +1,67 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"strconv"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// TestRememberedAnswersHoldAWholeCatalog: the small answers of a catalog
+// of 16,000 pets (one stock item each) are all remembered at once, so a
+// client walking every item costs no query the second time round while
+// the counter is unchanged; a change to the counter asks the handler again.
+func TestRememberedAnswersHoldAWholeCatalog(t *testing.T) {
+	const pets = 16000
+	var version atomic.Int64
+	cd := newConditional(func(context.Context) (int64, error) { return version.Load(), nil })
+	var calls atomic.Int64
+	app := fiber.New()
+	app.Get("/api/store/inventory/:id", cd.handler, func(c *fiber.Ctx) error {
+		calls.Add(1)
+		return c.JSON(fiber.Map{"petId": c.Params("id"), "quantity": 3, "status": "in_stock", "version": version.Load()})
+	})
+	get := func(id int) string {
+		t.Helper()
+		res, err := app.Test(httptest.NewRequest("GET", "/api/store/inventory/"+strconv.Itoa(id), nil), -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Fatalf("GET item %d: %d", id, res.StatusCode)
+		}
+		return res.Header.Get("ETag")
+	}
+	walk := func() []string {
+		tags := make([]string, pets)
+		for id := 1; id <= pets; id++ {
+			tags[id-1] = get(id)
+		}
+		return tags
+	}
+
+	first := walk()
+	if got := calls.Load(); got != pets {
+		t.Fatalf("first walk: handler called %d times, want %d", got, pets)
+	}
+	second := walk()
+	if got := calls.Load(); got != pets {
+		t.Fatalf("second walk with the counter unchanged: handler called %d more times, want 0 (answers forgotten)", got-pets)
+	}
+	if fmt.Sprint(first) != fmt.Sprint(second) {
+		t.Fatal("second walk: a remembered answer's tag differs from the one first served")
+	}
+
+	version.Add(1)
+	if tag := get(1); tag == first[0] {
+		t.Fatalf("after a change: tag %s unchanged, want the new answer's", tag)
+	}
+	if got := calls.Load(); got != pets+1 {
+		t.Fatalf("after a change: handler called %d more times, want 1", got-pets)
+	}
+}
