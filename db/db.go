@@ -6,6 +6,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -195,11 +196,19 @@ func (s *Store) DB() *sqlx.DB { return s.db }
 // Dialect is DialectSQLite or DialectPostgres.
 func (s *Store) Dialect() string { return s.dialect }
 
-// Ping checks the database answers within two seconds.
+// Ping checks the database answers within two seconds. A pooled
+// connection the server has ended (a restart, a failover, an
+// administrator) says nothing of the database: database/sql drops it, and
+// the ping asks again, over the pool's next connection, until one answers
+// or a new one cannot be made. Only the latter is an outage.
 func (s *Store) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	if err := s.db.PingContext(ctx); err != nil {
+	err := s.db.PingContext(ctx)
+	for dropped := 0; errors.Is(err, driver.ErrBadConn) && dropped <= s.db.Stats().MaxOpenConnections; dropped++ {
+		err = s.db.PingContext(ctx)
+	}
+	if err != nil {
 		return fmt.Errorf("ping database: %w", err)
 	}
 	return nil
