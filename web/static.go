@@ -13,9 +13,9 @@ import (
 )
 
 // PrivateCache is the Cache-Control of every answer that depends on who
-// asks (SPEC §17): anything behind a key or a session but the catalog's
-// shared answers. X-API-Key is not Authorization, so a shared cache would
-// not know on its own.
+// asks (SPEC §17): anything behind a credential or a session but the
+// catalog's shared answers. A shared cache tells a per-caller answer apart
+// on its own only by an Authorization header, so the answer says it.
 const PrivateCache = "private, no-store"
 
 // PrivateAnswer marks the request's answer PrivateCache, errors included.
