@@ -26,6 +26,13 @@ install: ## go install petstore into GOBIN, else GOPATH/bin (usually ~/go/bin), 
 generate: ## regenerate the templ views (*_templ.go)
 	$(GO) tool templ generate
 
+# The race detector watches the project's code and every library but the
+# SQLite driver: modernc.org/sqlite is C translated to Go, which the
+# detector slows about twentyfold (the suite's largest cost), and a race
+# inside it would be the driver's. Its goroutines still meet ours through
+# instrumented channels and mutexes, so a race in our code is still found.
+RACE := -race -gcflags='modernc.org/...=-race=false'
+
 .PHONY: test
 test: ## gofmt check, templ freshness check, go vet, staticcheck, go test -race
 	@echo "== gofmt"; out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -33,7 +40,7 @@ test: ## gofmt check, templ freshness check, go vet, staticcheck, go test -race
 	  stale=$$(git status --porcelain -- '*_templ.go'); if [ -n "$$stale" ]; then echo "generated templ files are stale or uncommitted:"; echo "$$stale"; exit 1; fi
 	@echo "== go vet"; $(GO) vet ./...
 	@echo "== staticcheck"; $(MAKE) --no-print-directory staticcheck
-	@echo "== go test"; $(GO) test -race -count=1 -timeout 15m ./...
+	@echo "== go test"; $(GO) test $(RACE) -count=1 -timeout 10m ./...
 	@shots=cmd/petstore/testdata/screenshots; if [ -d $$shots ]; then \
 	  echo "== screenshots of the browser tests in $$shots/:"; ls $$shots | sed 's/^/   /'; fi
 
@@ -43,7 +50,7 @@ test: ## gofmt check, templ freshness check, go vet, staticcheck, go test -race
 # test's tests and is meant to be quick.
 .PHONY: test-future
 test-future: ## go test ./... with every test clock one year ahead (PETSTORE_TEST_CLOCK_OFFSET=8760h)
-	PETSTORE_TEST_CLOCK_OFFSET=8760h $(GO) test -count=1 -timeout 15m ./...
+	PETSTORE_TEST_CLOCK_OFFSET=8760h $(GO) test -count=1 -timeout 10m ./...
 
 # staticcheck builds from its own module (.tools): goose pins a golang.org/x/exp
 # version the module proxy refuses, which staticcheck's imports would pull in here.

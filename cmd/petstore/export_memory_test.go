@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,16 +33,11 @@ func TestExportStreamsAMillionOrders(t *testing.T) {
 		t.Skip("builds and runs the binary on a million orders")
 	}
 	rawURL := dbtest.PostgresURL(t)
-	// The binary builds while the orders are seeded.
-	type built struct {
-		err error
-		out []byte
-	}
-	binc := make(chan built, 1)
-	bin := filepath.Join(t.TempDir(), "petstore")
+	// The binary builds (once for the package) while the orders are seeded.
+	binErr := make(chan error, 1)
 	go func() {
-		out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-		binc <- built{err, out}
+		_, err := binary()
+		binErr <- err
 	}()
 	store := dbtest.OpenURL(t, rawURL)
 	ctx := context.Background()
@@ -85,10 +79,10 @@ func TestExportStreamsAMillionOrders(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("seeded %d orders in %s", exportRows, time.Since(seedStart).Round(time.Millisecond))
-	b := <-binc
-	if b.err != nil {
-		t.Fatalf("go build: %v\n%s", b.err, b.out)
+	if err := <-binErr; err != nil {
+		t.Fatal(err)
 	}
+	bin := buildBinary(t)
 
 	addr := freeAddr(t)
 	environ := append(os.Environ(), "DATABASE_URL="+rawURL, "PETSTORE_ADDR="+addr, "LOG_LEVEL=warn", "REDIS_URL=",

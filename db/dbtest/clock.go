@@ -1,6 +1,7 @@
 package dbtest
 
 import (
+	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -18,15 +19,23 @@ const ClockOffsetEnv = "PETSTORE_TEST_CLOCK_OFFSET"
 // fails the test rather than silently running on today's date.
 func Present(tb testing.TB) time.Time {
 	tb.Helper()
+	t, err := present()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return t
+}
+
+func present() (time.Time, error) {
 	var offset time.Duration
 	if v := os.Getenv(ClockOffsetEnv); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			tb.Fatalf("%s=%q: %v", ClockOffsetEnv, v, err)
+			return time.Time{}, fmt.Errorf("%s=%q: %v", ClockOffsetEnv, v, err)
 		}
 		offset = d
 	}
-	return time.Now().Add(offset).UTC().Truncate(time.Microsecond)
+	return time.Now().Add(offset).UTC().Truncate(time.Microsecond), nil
 }
 
 // Clock is the one time source a test hands to everything that reads the

@@ -22,14 +22,16 @@ const PostgresEnv = "PETSTORE_TEST_POSTGRES_URL"
 // Open is how a test gets a fresh store.
 type Open func(tb testing.TB) *db.Store
 
-// SQLite opens a migrated store on a new file in the test's temp dir.
-// (":memory:" would give every pooled connection its own database.)
+// SQLite opens a migrated store on a new file in the test's temp dir, a
+// copy of the package's template (":memory:" would give every pooled
+// connection its own database).
 func SQLite(tb testing.TB) *db.Store {
 	tb.Helper()
-	return mustOpen(tb, SQLiteURL(tb))
+	return openCopy(tb, copySQLiteTemplate(tb))
 }
 
-// SQLiteURL returns the DATABASE_URL of a new file in the test's temp dir.
+// SQLiteURL returns the DATABASE_URL of a new, empty file in the test's
+// temp dir, for a test that migrates it itself (a server's start).
 func SQLiteURL(tb testing.TB) string {
 	return "sqlite:" + filepath.Join(tb.TempDir(), "test.db")
 }
@@ -49,8 +51,8 @@ func EachURL(t *testing.T, fn func(t *testing.T, rawURL string)) {
 	t.Run("postgres", func(t *testing.T) { fn(t, PostgresURL(t)) })
 }
 
-// PostgresURL returns a URL for a fresh schema on the test server, dropped
-// when the test ends, or skips (fails in CI) when no server is configured.
+// PostgresURL returns a URL for a fresh, empty schema on the test server,
+// dropped when the test ends, or skips (fails in CI) when no server is configured.
 func PostgresURL(tb testing.TB) string {
 	tb.Helper()
 	base := RequirePostgres(tb)
@@ -97,10 +99,11 @@ func RequirePostgres(tb testing.TB) string {
 	return base
 }
 
-// Postgres opens a migrated store on a fresh schema of the test server.
+// Postgres opens a migrated store on a new database of the test server,
+// created from the package's template.
 func Postgres(tb testing.TB) *db.Store {
 	tb.Helper()
-	return mustOpen(tb, PostgresURL(tb))
+	return openCopy(tb, createFromTemplate(tb))
 }
 
 // mustOpen opens the store on a clock standing at Present; a test that

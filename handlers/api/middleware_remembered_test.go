@@ -3,12 +3,12 @@ package api
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"strconv"
 	"sync/atomic"
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 )
 
 // TestRememberedAnswersHoldAWholeCatalog: the small answers of a catalog
@@ -25,17 +25,19 @@ func TestRememberedAnswersHoldAWholeCatalog(t *testing.T) {
 		calls.Add(1)
 		return c.JSON(fiber.Map{"petId": c.Params("id"), "quantity": 3, "status": "in_stock", "version": version.Load()})
 	})
+	// The app's handler is called straight with a request context: 32,000
+	// requests through app.Test's pipe connections took 20 s under -race.
+	serve := app.Handler()
 	get := func(id int) string {
 		t.Helper()
-		res, err := app.Test(httptest.NewRequest("GET", "/api/store/inventory/"+strconv.Itoa(id), nil), -1)
-		if err != nil {
-			t.Fatal(err)
+		var c fasthttp.RequestCtx
+		c.Request.Header.SetMethod(fiber.MethodGet)
+		c.Request.SetRequestURI("/api/store/inventory/" + strconv.Itoa(id))
+		serve(&c)
+		if got := c.Response.StatusCode(); got != 200 {
+			t.Fatalf("GET item %d: %d", id, got)
 		}
-		defer res.Body.Close()
-		if res.StatusCode != 200 {
-			t.Fatalf("GET item %d: %d", id, res.StatusCode)
-		}
-		return res.Header.Get("ETag")
+		return string(c.Response.Header.Peek("ETag"))
 	}
 	walk := func() []string {
 		tags := make([]string, pets)
