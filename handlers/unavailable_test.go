@@ -18,6 +18,7 @@ import (
 // with its fragment — reads go on, and writes work again once the lock is
 // released. (cmd/petstore's outage tests take PostgreSQL away.)
 func TestUnavailableSQLiteLocked(t *testing.T) {
+	t.Parallel() // most of it is SQLite's busy_timeout running out (5 s, twice)
 	a := handlerstest.NewOn(t, dbtest.SQLite)
 	pet := a.SeedPet("Rex", 5)
 	b := a.SignedIn(t)

@@ -61,6 +61,7 @@ func TestPostRefusesPrivateAddressesAtDialTime(t *testing.T) {
 }
 
 func TestPostAnswers(t *testing.T) {
+	t.Parallel() // TimeoutAfter10s waits the whole 10 s
 	client := NewClient(true)
 	t.Run("Headers", func(t *testing.T) {
 		var got http.Header
@@ -138,6 +139,7 @@ func TestPostAnswers(t *testing.T) {
 		}
 	})
 	t.Run("TimeoutAfter10s", func(t *testing.T) {
+		t.Parallel()
 		if testing.Short() {
 			t.Skip("waits 10 s")
 		}
