@@ -67,11 +67,35 @@ func Document() ([]byte, error) {
 // DocumentWithSunset returns the document as JSON with the x-sunset of the
 // deprecated GET /pets/{petId} set to sunset (RFC 3339, UTC), so the served
 // document stays true when PETSTORE_SUNSET is set. Call it once at start-up and
-// keep the bytes: it parses the document on every call.
+// keep the bytes. The last answer is kept: a process builds its app once, a
+// test process hundreds of times with the same sunset, and parsing the
+// document is most of building an app.
 func DocumentWithSunset(sunset time.Time) ([]byte, error) {
 	if sunset.IsZero() || sunset.Equal(DefaultSunset) {
 		return Document()
 	}
+	lastSunset.Lock()
+	defer lastSunset.Unlock()
+	if lastSunset.doc != nil && lastSunset.at.Equal(sunset) {
+		return lastSunset.doc, nil
+	}
+	doc, err := documentWithSunset(sunset)
+	if err != nil {
+		return nil, err
+	}
+	lastSunset.at, lastSunset.doc = sunset, doc
+	return doc, nil
+}
+
+// lastSunset is DocumentWithSunset's last answer; callers must not modify
+// the slice.
+var lastSunset struct {
+	sync.Mutex
+	at  time.Time
+	doc []byte
+}
+
+func documentWithSunset(sunset time.Time) ([]byte, error) {
 	doc, err := Load()
 	if err != nil {
 		return nil, err
