@@ -1,8 +1,10 @@
 package web
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -197,4 +199,76 @@ func TestRequestID(t *testing.T) {
 			t.Errorf("two requests got the same id %q", first)
 		}
 	})
+}
+
+// TestSlowClientsCutOff: a client that trickles its request (slowloris),
+// its headers or its body, has the server's ReadTimeout (15 s in NewApp;
+// a fraction of a second here) for the whole request, however often it
+// sends a byte: then it gets 408 as the Error object (code bad_request),
+// or the connection closes without an answer, and is never held open.
+func TestSlowClientsCutOff(t *testing.T) {
+	const readTimeout = 300 * time.Millisecond
+	app := newTestApp(t, AppOptions{}, func(r *Routes) {
+		r.Add(route("GET", "/ok", func(c *fiber.Ctx) error { return c.SendString("ok") }))
+		r.Add(route("POST", "/echo", func(c *fiber.Ctx) error { return c.Send(c.Body()) }))
+	})
+	app.Server().ReadTimeout = readTimeout // before it listens
+	addr := listen(t, app)
+	for _, tc := range []struct{ name, head, trickle string }{
+		{"slow headers", "", "GET /ok HTTP/1.1\r\nHost: x\r\nX-Padding: " + strings.Repeat("p", 40) + "\r\n\r\n"},
+		{"slow body", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 64\r\n\r\n", strings.Repeat(" ", 64)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			began := time.Now()
+			stop := make(chan struct{})
+			defer close(stop)
+			go func() { // a byte every 20 ms: the whole request would take over a second
+				_, _ = io.WriteString(conn, tc.head)
+				tick := time.NewTicker(20 * time.Millisecond)
+				defer tick.Stop()
+				for i := range len(tc.trickle) {
+					select {
+					case <-stop:
+						return
+					case <-tick.C:
+					}
+					if _, err := conn.Write([]byte{tc.trickle[i]}); err != nil {
+						return // closed by the server: the point
+					}
+				}
+			}()
+			_ = conn.SetReadDeadline(time.Now().Add(readTimeout + 5*time.Second))
+			out, err := io.ReadAll(conn)
+			took := time.Since(began)
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				t.Fatalf("the server held the connection for %s (ReadTimeout %s)", took.Round(time.Millisecond), readTimeout)
+			}
+			if took > readTimeout+time.Second {
+				t.Errorf("closed after %s, want about ReadTimeout %s", took.Round(time.Millisecond), readTimeout)
+			}
+			if len(out) == 0 {
+				return // closed without an answer
+			}
+			res, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(out)), nil)
+			if err != nil {
+				t.Fatalf("answer %q: %v", out, err)
+			}
+			defer res.Body.Close()
+			body, _ := io.ReadAll(res.Body)
+			a := answer{Status: res.StatusCode, Header: res.Header, Body: body}
+			if a.Status != http.StatusRequestTimeout {
+				t.Fatalf("answer %d %s, want 408 or none", a.Status, body)
+			}
+			if p := a.problem(t); p.Code != "bad_request" {
+				t.Errorf("408 with code %q, want bad_request", p.Code)
+			}
+		})
+	}
 }
