@@ -31,6 +31,7 @@ import (
 
 	"petstore/db"
 	"petstore/db/dbtest"
+	"petstore/web"
 )
 
 // ChromiumEnv names the variable that points the tests at another browser.
@@ -92,7 +93,7 @@ func startServer(t *testing.T) *testServer {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- srv.App.Listener(ln) }()
+	go func() { done <- srv.App.Listener(web.Lingering(ln)) }()
 	ts := &testServer{URL: "http://" + ln.Addr().String(), Server: srv, Store: srv.Store, Config: cfg, Clock: clock, logs: logs}
 	// Serving before the test goes on: a shutdown that came before the
 	// listener's first accept (a test that skips at once) would leave

@@ -118,11 +118,13 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 
 // Serve answers on ln until ctx is done, then shuts down gracefully:
 // stop accepting, end event streams, finish in-flight requests and
-// webhook attempts (10 s).
+// webhook attempts (10 s), and let the last closed connections linger
+// (web.Lingering) within the same grace.
 // It logs "shutting down" with what ended ctx (main's: the signal).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	lingering := web.Lingering(ln)
 	errc := make(chan error, 1)
-	go func() { errc <- s.App.Listener(ln) }()
+	go func() { errc <- s.App.Listener(lingering) }()
 	select {
 	case err := <-errc:
 		return err
@@ -139,6 +141,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		s.stopWebhooks(shutdownGrace)
 	}()
 	err := s.App.ShutdownWithTimeout(shutdownGrace)
+	graceLeft, cancel := context.WithDeadline(context.Background(), s.stopping.Add(shutdownGrace))
+	_ = lingering.Wait(graceLeft)
+	cancel()
 	<-stopped
 	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)

@@ -324,14 +324,15 @@ func (a *App) SeedPet(name string, stock int64) *db.Pet {
 }
 
 // Listen serves the app on a loopback port for tests that need a real
-// connection, and returns its base URL.
+// connection, and returns its base URL. It serves as the product does,
+// closing connections with a lingering close (web.Lingering).
 func (a *App) Listen() string {
 	a.T.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		a.T.Fatal(err)
 	}
-	go func() { _ = a.App.Listener(ln) }()
+	go func() { _ = a.App.Listener(web.Lingering(ln)) }()
 	a.T.Cleanup(func() { _ = a.App.ShutdownWithTimeout(5 * time.Second) })
 	return "http://" + ln.Addr().String()
 }
