@@ -95,14 +95,15 @@ func (a answer) problem(t *testing.T) Problem {
 }
 
 // listen serves app on a loopback port until the test ends and returns
-// its address (host:port).
+// its address (host:port). It serves as the product does, closing
+// connections with a lingering close (Lingering).
 func listen(t *testing.T, app *fiber.App) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = app.Listener(ln) }()
+	go func() { _ = app.Listener(Lingering(ln)) }()
 	t.Cleanup(func() { _ = app.ShutdownWithTimeout(5 * time.Second) })
 	return ln.Addr().String()
 }
