@@ -68,6 +68,22 @@ $(STATICCHECK): .tools/go.mod .tools/go.sum
 staticcheck: $(STATICCHECK) ## run staticcheck (honnef.co/go/tools) over the module
 	./$(STATICCHECK) ./...
 
+# The OpenAPI document's linters, Spectral (spectral:oas) and Redocly
+# (recommended), from npm at the versions .tools/openapi-lint/package-lock.json
+# pins; any warning fails. Installed by npm ci when node_modules is missing or
+# older than the pins. Not in make test, which needs no Node.js: CI runs both.
+OPENAPI_LINT := .tools/openapi-lint
+OPENAPI_DOC  := web/openapi/openapi.yaml
+$(OPENAPI_LINT)/node_modules/.package-lock.json: $(OPENAPI_LINT)/package.json $(OPENAPI_LINT)/package-lock.json
+	@command -v npm >/dev/null || { echo "lint-openapi needs Node.js and npm"; exit 1; }
+	cd $(OPENAPI_LINT) && npm ci --no-audit --no-fund --ignore-scripts --prefer-offline
+	@touch $@
+
+.PHONY: lint-openapi
+lint-openapi: $(OPENAPI_LINT)/node_modules/.package-lock.json ## lint the OpenAPI document with Spectral and Redocly (npm); any warning fails
+	$(OPENAPI_LINT)/node_modules/.bin/spectral lint --ruleset $(OPENAPI_LINT)/.spectral.yaml --fail-severity=warn $(OPENAPI_DOC)
+	REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(OPENAPI_LINT)/node_modules/.bin/redocly lint --config $(OPENAPI_LINT)/redocly.yaml --lint-config=error $(OPENAPI_DOC)
+
 .PHONY: bench
 bench: ## load-test the real binary on SQLite and PostgreSQL (~3 min); BENCH_FLAGS="-duration 5s" to change it
 	$(GO) run ./cmd/petstore-bench $(BENCH_FLAGS)

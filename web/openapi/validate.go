@@ -176,6 +176,42 @@ func (v *Validator) Check(req *http.Request, reqBody []byte, status int, header 
 	return nil
 }
 
+// WebhookCallback names the callback of POST /webhooks that describes what
+// the store sends to a webhook: callbacks.webhookEvent, at the webhook's url.
+const (
+	WebhookCallback           = "webhookEvent"
+	webhookCallbackExpression = "{$request.body#/url}"
+)
+
+// CheckWebhook validates one request the store sent to a webhook (its
+// header and body) against the document's WebhookCallback: the webhook-*
+// headers, the User-Agent and the body (a WebhookEvent).
+func (v *Validator) CheckWebhook(header http.Header, body []byte) error {
+	item := v.doc.Paths.Value("/webhooks")
+	if item == nil || item.Post == nil || item.Post.Callbacks[WebhookCallback] == nil {
+		return fmt.Errorf("openapi: POST /webhooks has no callback %s", WebhookCallback)
+	}
+	target := item.Post.Callbacks[WebhookCallback].Value.Value(webhookCallbackExpression)
+	if target == nil || target.Post == nil {
+		return fmt.Errorf("openapi: callback %s has no POST at %s", WebhookCallback, webhookCallbackExpression)
+	}
+	req, err := http.NewRequest(http.MethodPost, "http://receiver.invalid/", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header = header.Clone()
+	opts := v.options
+	input := &openapi3filter.RequestValidationInput{
+		Request: req,
+		Route:   &routers.Route{Spec: v.doc, Path: webhookCallbackExpression, PathItem: target, Method: http.MethodPost, Operation: target.Post},
+		Options: &opts,
+	}
+	if err := openapi3filter.ValidateRequest(req.Context(), input); err != nil {
+		return fmt.Errorf("openapi: webhook request: %w", err)
+	}
+	return nil
+}
+
 // checkUnrouted checks the answer to a path or method the document does not
 // have: want (404 or 405), or what the limiter or a failure may give first.
 func (v *Validator) checkUnrouted(what string, want, status int, header http.Header, body []byte) error {

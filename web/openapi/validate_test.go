@@ -162,3 +162,43 @@ func TestValidatorCheck(t *testing.T) {
 		t.Error("Unchecked() is empty; listCategories was never checked")
 	}
 }
+
+// TestValidatorCheckWebhook: the callback of POST /webhooks holds a webhook
+// request to its headers and its WebhookEvent body.
+func TestValidatorCheckWebhook(t *testing.T) {
+	v, err := NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := "v1," + strings.Repeat("A", 43) + "="
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", "petstore-webhooks/1.0")
+	h.Set("webhook-id", "12")
+	h.Set("webhook-timestamp", "1795000020")
+	h.Set("webhook-signature", sig)
+	body := func(id, typ string) string {
+		return `{"id":` + id + `,"type":"` + typ + `","createdAt":"2026-11-29T10:00:00Z","data":{"id":5}}`
+	}
+	for _, c := range []struct {
+		name    string
+		header  http.Header
+		body    string
+		wantErr bool
+	}{
+		{"OKOrderCreated", h, body("7", "order.created"), false},
+		{"OKTest", h, body("0", "webhook.test"), false},
+		{"OKRotation", with(h, "webhook-signature", sig+" "+sig), body("7", "pet.deleted"), false},
+		{"ErrUnknownType", h, body("7", "pet.sold"), true},
+		{"ErrNoCreatedAt", h, `{"id":7,"type":"pet.created","data":{}}`, true},
+		{"ErrNoSignature", with(h, "webhook-signature", ""), body("7", "pet.created"), true},
+		{"ErrSignatureV2", with(h, "webhook-signature", "v2,"+strings.Repeat("A", 43)+"="), body("7", "pet.created"), true},
+		{"ErrTimestampMillis", with(h, "webhook-timestamp", "1795000020.5"), body("7", "pet.created"), true},
+		{"ErrUserAgent", with(h, "User-Agent", "Go-http-client/1.1"), body("7", "pet.created"), true},
+	} {
+		err := v.CheckWebhook(c.header, []byte(c.body))
+		if (err != nil) != c.wantErr {
+			t.Errorf("%s: err = %v, want an error: %v", c.name, err, c.wantErr)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"petstore/db"
 	"petstore/db/dbtest"
+	"petstore/web/openapi"
 )
 
 // hit is one request a test receiver got.
@@ -21,7 +22,8 @@ type hit struct {
 }
 
 // recorder is a receiver that keeps every request and answers with the
-// status answer picks for the n-th one (from 1).
+// status answer picks for the n-th one (from 1). Every request must hold to
+// the OpenAPI document's webhook callback.
 type recorder struct {
 	mu   sync.Mutex
 	hits []hit
@@ -29,8 +31,15 @@ type recorder struct {
 
 func (r *recorder) serve(t *testing.T, answer func(n int) int) string {
 	t.Helper()
+	contract, err := openapi.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv, _ := receiver(t, func(w http.ResponseWriter, req *http.Request) {
 		b, _ := io.ReadAll(req.Body)
+		if err := contract.CheckWebhook(req.Header, b); err != nil {
+			t.Errorf("%s breaks the OpenAPI contract: %v", b, err)
+		}
 		r.mu.Lock()
 		r.hits = append(r.hits, hit{req.Header.Clone(), b})
 		n := len(r.hits)
