@@ -38,17 +38,32 @@ generate: ## regenerate the templ views (*_templ.go)
 # channels and mutexes, so a race in our code is still found.
 RACE := -race -gcflags='modernc.org/...=-race=false' -gcflags='image/...=-race=false' -gcflags='golang.org/x/image/...=-race=false'
 
+# The input sweeps send thousands of hostile requests one after another on
+# one goroutine, and the refused-body test sends a megabyte a thousand times
+# to see every answer arrive (a TCP rule): nothing for the race detector to
+# watch, and five to ten times slower under it, so make test runs them in a
+# pass of their own without -race.
+SWEEPS := ^(TestSweep.*|TestRefusedBodyAnswerArrivesEveryTime)$$
+# The soak tests place 50,000 orders (query plans without fresh statistics)
+# and export a million (the server's memory), on PostgreSQL: make test-soak
+# runs them, and CI runs make test-soak.
+SOAKS := ^(TestPlansHoldWithoutFreshStatistics|TestExportStreamsAMillionOrders)$$
+
 .PHONY: test
-test: ## gofmt check, templ freshness check, go vet, staticcheck, go test -race
+test: ## gofmt check, templ freshness check, go vet, staticcheck, go test -race (the sweeps without -race; the soak tests are test-soak's)
 	@echo "== gofmt"; out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@echo "== templ freshness"; $(GO) tool templ generate >/dev/null 2>&1 || $(GO) tool templ generate; \
 	  stale=$$(git status --porcelain -- '*_templ.go'); if [ -n "$$stale" ]; then echo "generated templ files are stale or uncommitted:"; echo "$$stale"; exit 1; fi
 	@echo "== go vet"; $(GO) vet ./...
 	@echo "== staticcheck"; $(MAKE) --no-print-directory staticcheck
-	@echo "== go test -race"; $(GO) test $(RACE) -count=1 -timeout 10m ./...
-	@echo "== go test, the input sweeps (one goroutine each: no -race)"; $(GO) test -count=1 -timeout 5m -run '^TestSweep' ./handlers/
+	@echo "== go test -race"; $(GO) test $(RACE) -count=1 -timeout 10m -skip '$(SWEEPS)|$(SOAKS)' ./...
+	@echo "== go test, the sweeps and the thousand refused bodies (without -race)"; $(GO) test -count=1 -timeout 5m -run '$(SWEEPS)' ./handlers/
 	@shots=cmd/petstore/testdata/screenshots; if [ -d $$shots ]; then \
 	  echo "== screenshots of the browser tests in $$shots/:"; ls $$shots | sed 's/^/   /'; fi
+
+.PHONY: test-soak
+test-soak: ## the soak tests (50,000 orders, a million-row export; PostgreSQL: PETSTORE_TEST_POSTGRES_URL)
+	$(GO) test -count=1 -timeout 10m -run '$(SOAKS)' -v ./db/ ./cmd/petstore/
 
 # The app reads the time from one clock that tests pin relative to the real
 # present; PETSTORE_TEST_CLOCK_OFFSET moves every test clock, so this run
@@ -56,7 +71,7 @@ test: ## gofmt check, templ freshness check, go vet, staticcheck, go test -race
 # test's tests and is meant to be quick.
 .PHONY: test-future
 test-future: ## go test ./... with every test clock one year ahead (PETSTORE_TEST_CLOCK_OFFSET=8760h)
-	PETSTORE_TEST_CLOCK_OFFSET=8760h $(GO) test -count=1 -timeout 10m ./...
+	PETSTORE_TEST_CLOCK_OFFSET=8760h $(GO) test -count=1 -timeout 10m -skip '$(SOAKS)' ./...
 
 # staticcheck builds from its own module (.tools): goose pins a golang.org/x/exp
 # version the module proxy refuses, which staticcheck's imports would pull in here.

@@ -27,22 +27,6 @@ import (
 // cannot, and with hostile query strings. Whatever it sends, the answer is
 // never a 5xx: a panic is recovered into a 500, so that catches panics too.
 
-// sweepWithoutRace skips a sweep under the race detector. A sweep sends
-// thousands of requests one after another on one goroutine: there is no
-// concurrency for the detector to watch, and under it a sweep takes ten
-// times as long (85 s of make test's wall time). make test runs the sweeps
-// in a pass of their own without -race, matched by name: only a TestSweep…
-// may skip so.
-func sweepWithoutRace(t *testing.T) {
-	t.Helper()
-	if !strings.HasPrefix(t.Name(), "TestSweep") {
-		t.Fatalf("%s: only a TestSweep… runs in make test's race-free pass (-run '^TestSweep')", t.Name())
-	}
-	if raceDetector {
-		t.Skip("an input sweep on one goroutine: make test runs it without -race (go test -run '^TestSweep' ./handlers/)")
-	}
-}
-
 // sweepBadIDs are path ids no route can accept.
 var sweepBadIDs = []string{
 	"abc", "-1", "0", "1e3", "%00", "%ff", "%20",
@@ -68,7 +52,6 @@ var sweepQueries = []string{
 var sweepParam = regexp.MustCompile(`:[A-Za-z]+\??|\*|\+`)
 
 func TestSweepPages(t *testing.T) {
-	sweepWithoutRace(t)
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		a := handlerstest.NewOn(t, open)
 		pet := a.SeedPet("Rex", 3)
@@ -171,7 +154,6 @@ var sweepTexts = []string{"a\x00b", "\xff\xfe", "\x1b[31mred", "\u0085", strings
 // and as htmx: never a 5xx. Each route gets fresh rows, so one that
 // deletes (a pet, a key) does not blunt the next.
 func TestSweepForms(t *testing.T) {
-	sweepWithoutRace(t)
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		// The storefront's posts count against a per-client limit (60 a
 		// minute): each comes from another client (X-Forwarded-For from
