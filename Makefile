@@ -55,7 +55,7 @@ test: ## gofmt check, templ freshness check, go vet, staticcheck, go test -race 
 	  stale=$$(git status --porcelain -- '*_templ.go'); if [ -n "$$stale" ]; then echo "generated templ files are stale or uncommitted:"; echo "$$stale"; exit 1; fi
 	@echo "== go vet"; $(GO) vet ./...
 	@echo "== staticcheck"; $(MAKE) --no-print-directory staticcheck
-	@echo "== go test -race"; $(GO) test $(RACE) -count=1 -timeout 10m -skip '$(SWEEPS)|$(SOAKS)' ./...
+	@echo "== go test -race"; $(GO) test $(RACE) -count=1 -timeout 20m -skip '$(SWEEPS)|$(SOAKS)' ./...
 	@echo "== go test, the sweeps and the thousand refused bodies (without -race)"; $(GO) test -count=1 -timeout 5m -run '$(SWEEPS)' ./handlers/
 	@shots=cmd/petstore/testdata/screenshots; if [ -d $$shots ]; then \
 	  echo "== screenshots of the browser tests in $$shots/:"; ls $$shots | sed 's/^/   /'; fi
@@ -70,7 +70,7 @@ test-soak: ## the soak tests (50,000 orders, a million-row export; PostgreSQL: P
 # test's tests and is meant to be quick.
 .PHONY: test-future
 test-future: ## go test ./... with every test clock one year ahead (PETSTORE_TEST_CLOCK_OFFSET=8760h)
-	PETSTORE_TEST_CLOCK_OFFSET=8760h $(GO) test -count=1 -timeout 10m -skip '$(SOAKS)' ./...
+	PETSTORE_TEST_CLOCK_OFFSET=8760h $(GO) test -count=1 -timeout 20m -skip '$(SOAKS)' ./...
 
 # staticcheck builds from its own module (.tools): goose pins a golang.org/x/exp
 # version the module proxy refuses, which staticcheck's imports would pull in here.
