@@ -241,12 +241,7 @@ func chunked(r io.Reader) io.Reader {
 // put back.
 func exchange(t *testing.T, addr, head string, body io.Reader) answer {
 	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	conn := dialRaw(t, addr)
 	go func() {
 		w := bufio.NewWriterSize(conn, 64<<10)
 		_, _ = io.WriteString(w, head+"\r\n\r\n")
@@ -262,16 +257,24 @@ func exchange(t *testing.T, addr, head string, body io.Reader) answer {
 	return a
 }
 
-// pipeline writes raw to one connection and reads every answer until the
-// server closes it.
-func pipeline(t *testing.T, addr, raw string) []answer {
+// dialRaw opens a connection to addr for a raw exchange of at most 20 s,
+// closed when the test ends.
+func dialRaw(t *testing.T, addr string) net.Conn {
 	t.Helper()
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { conn.Close() })
 	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	return conn
+}
+
+// pipeline writes raw to one connection and reads every answer until the
+// server closes it.
+func pipeline(t *testing.T, addr, raw string) []answer {
+	t.Helper()
+	conn := dialRaw(t, addr)
 	go func() { _, _ = io.WriteString(conn, raw) }()
 	br := bufio.NewReader(conn)
 	var out []answer
