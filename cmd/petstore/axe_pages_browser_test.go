@@ -23,6 +23,7 @@ import (
 // and without, the cart, a refused checkout, the confirmation, My orders,
 // Find an order (refused and found) and the not-found pages.
 func TestAxeBrowserShop(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	sb := &shopBrowser{t: t, ctx: ctx, ts: ts}
@@ -83,6 +84,7 @@ func TestAxeBrowserShop(t *testing.T) {
 // refused one), every page, the forms with their messages, a key just
 // issued and the not-found page.
 func TestAxeBrowserConsole(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	cb := &consoleBrowser{t: t, ctx: ctx, ts: ts}
@@ -133,6 +135,7 @@ func TestAxeBrowserConsole(t *testing.T) {
 // sign-in's code step (and a refused code), and the password change a
 // one-time password leads to (and a refused one).
 func TestAxeBrowserConsoleTeam(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	cb := &consoleBrowser{t: t, ctx: ctx, ts: ts}

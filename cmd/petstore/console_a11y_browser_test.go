@@ -23,6 +23,7 @@ import (
 // styled as buttons, and opens a <summary role="button"> exactly once
 // (natively; a second activation would close it again).
 func TestConsoleBrowserSpaceOnButtonLinks(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	cb := &consoleBrowser{t: t, ctx: ctx, ts: ts}
@@ -48,6 +49,7 @@ func TestConsoleBrowserSpaceOnButtonLinks(t *testing.T) {
 // scrolling table or not: tables become cards. The inventory's quantity
 // field and Save button can be reached and used.
 func TestConsoleBrowserNarrow(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	cb := &consoleBrowser{t: t, ctx: ctx, ts: ts}
@@ -115,6 +117,7 @@ func TestConsoleBrowserNarrow(t *testing.T) {
 // (the top bar on narrow screens) reaches WCAG AA's 4.5:1 against its
 // background, in the light and the dark colour scheme.
 func TestConsoleBrowserSidebarContrast(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	cb := &consoleBrowser{t: t, ctx: ctx, ts: ts}

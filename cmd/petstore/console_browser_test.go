@@ -23,6 +23,7 @@ import (
 // page gets a screenshot, and the page may log no error (a CSP violation
 // included).
 func TestConsoleBrowser(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	cb := &consoleBrowser{t: t, ctx: ctx, ts: ts}

@@ -21,6 +21,7 @@ import (
 // open orders' value, and follows a cancellation live; on a 360 px screen
 // the tables scroll inside their frames.
 func TestConsoleSellingBrowser(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	cb := &consoleBrowser{t: t, ctx: ctx, ts: ts}

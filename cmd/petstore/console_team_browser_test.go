@@ -19,6 +19,7 @@ import (
 // sign-in with a code computed here from the secret the page writes out,
 // and signs in again with the password and a fresh code.
 func TestConsoleBrowserTeam(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	cb := &consoleBrowser{t: t, ctx: ctx, ts: ts}

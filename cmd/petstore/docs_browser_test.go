@@ -11,6 +11,7 @@ import (
 // real browser under the page's Content-Security-Policy: the operations
 // appear, the deprecated one is marked, and nothing loads from elsewhere.
 func TestDocsBrowser(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	browse(t, ctx,

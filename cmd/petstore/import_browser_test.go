@@ -15,6 +15,7 @@ import (
 // then a good file: the import's page follows it, polled by htmx, to
 // "Imported", without a reload; axe clean there too.
 func TestImportBrowser(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	cb := &consoleBrowser{t: t, ctx: ctx, ts: ts}

@@ -26,6 +26,7 @@ import (
 // shows the new first photo and the pet page the gallery, where the second
 // photo is chosen with the keyboard. Screenshots of each step.
 func TestPhotosBrowser(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	cb := &consoleBrowser{t: t, ctx: ctx, ts: ts}
@@ -167,6 +168,7 @@ func wantStill(cb *consoleBrowser) {
 // is listed with its reason), moving a photo a plain post, and the
 // gallery's thumbnails plain links.
 func TestPhotosBrowserNoJS(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, false)
 	cb := &consoleBrowser{t: t, ctx: ctx, ts: ts}

@@ -15,6 +15,7 @@ import (
 // TestShopBrowserSpaceOnButtonLinks: a link that looks like a button
 // (role="button") answers Space as a button does, without scrolling.
 func TestShopBrowserSpaceOnButtonLinks(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	sb := &shopBrowser{t: t, ctx: ctx, ts: ts}
@@ -45,6 +46,7 @@ func TestShopBrowserSpaceOnButtonLinks(t *testing.T) {
 // the control the user pressed; focus moves to the new content instead of
 // dropping to <body>.
 func TestShopBrowserFocusFollowsSwaps(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	sb := &shopBrowser{t: t, ctx: ctx, ts: ts}
@@ -83,6 +85,7 @@ func TestShopBrowserFocusFollowsSwaps(t *testing.T) {
 // live region that says how many pets were found. It stays the same
 // element, so screen readers announce the change.
 func TestShopBrowserResultsLiveRegion(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	sb := &shopBrowser{t: t, ctx: ctx, ts: ts}
@@ -112,6 +115,7 @@ func TestShopBrowserResultsLiveRegion(t *testing.T) {
 // with the arrow keys replaces the address rather than adding a history
 // entry per step, and Back from a pet returns to the filtered catalog.
 func TestShopBrowserSelectKeepsHistory(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	sb := &shopBrowser{t: t, ctx: ctx, ts: ts}

@@ -21,6 +21,7 @@ const demoPets, shopPage = 21, 12
 // on a stock change and keeps the cart, a checkout that succeeds, My
 // orders and cancel, all through htmx swaps.
 func TestShopBrowser(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	sb := &shopBrowser{t: t, ctx: ctx, ts: ts}
@@ -142,6 +143,7 @@ func TestShopBrowser(t *testing.T) {
 // TestShopBrowserNoJS runs the same journey with JavaScript off: plain
 // GET forms and links, POST forms and redirects, whole pages.
 func TestShopBrowserNoJS(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, false)
 	sb := &shopBrowser{t: t, ctx: ctx, ts: ts}

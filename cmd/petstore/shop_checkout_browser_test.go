@@ -14,11 +14,17 @@ import (
 // on (htmx): prices and totals, a checkout refused field by field, then
 // placed with a preferred date, the confirmation, and in a second browser
 // (fresh cookies) Find an order and a cancel.
-func TestShopCheckoutBrowser(t *testing.T) { checkoutJourney(t, true) }
+func TestShopCheckoutBrowser(t *testing.T) {
+	t.Parallel()
+	checkoutJourney(t, true)
+}
 
 // TestShopCheckoutBrowserNoJS is the same journey with JavaScript off:
 // plain forms, 422 pages and redirects.
-func TestShopCheckoutBrowserNoJS(t *testing.T) { checkoutJourney(t, false) }
+func TestShopCheckoutBrowserNoJS(t *testing.T) {
+	t.Parallel()
+	checkoutJourney(t, false)
+}
 
 func checkoutJourney(t *testing.T, js bool) {
 	ts := startServer(t)

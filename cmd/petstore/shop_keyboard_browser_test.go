@@ -19,6 +19,7 @@ import (
 // required name and email are still empty (htmx checks every field a
 // request includes, and Remove sends the details along).
 func TestShopBrowserRemoveWithEmptyDetails(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	sb := &shopBrowser{t: t, ctx: ctx, ts: ts}
@@ -45,6 +46,7 @@ func TestShopBrowserRemoveWithEmptyDetails(t *testing.T) {
 // checkout's heading (or, once a checkout has no order left, on the list):
 // never on <body>.
 func TestShopBrowserFocusAfterCartAndCancel(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	sb := &shopBrowser{t: t, ctx: ctx, ts: ts}
@@ -81,6 +83,7 @@ func TestShopBrowserFocusAfterCartAndCancel(t *testing.T) {
 // error summary is in full view below the sticky header, and each of its
 // links brings its field, label included, into view below the header too.
 func TestShopBrowserErrorSummaryInView(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	sb := &shopBrowser{t: t, ctx: ctx, ts: ts}
@@ -105,6 +108,7 @@ func TestShopBrowserErrorSummaryInView(t *testing.T) {
 // TestShopBrowserFirstPetInView: on a 360×740 phone the catalog's first
 // pet card is on screen without scrolling.
 func TestShopBrowserFirstPetInView(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	sb := &shopBrowser{t: t, ctx: ctx, ts: ts}
@@ -171,6 +175,7 @@ func (b *shopBrowser) wantInView(what, expr string) {
 // ends under its thumbnails (no empty block down the page); each line of
 // facts is filled to the edge.
 func TestShopBrowserPetPageAt1280(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t)
 	ctx := newBrowser(t, true)
 	sb := &shopBrowser{t: t, ctx: ctx, ts: ts}
