@@ -253,6 +253,14 @@ func createFromTemplate(tb testing.TB) string {
 	if err != nil {
 		tb.Fatalf("create a database from the template: %v", err)
 	}
+	// A test's database lives for one test and is thrown away: its commits
+	// need not wait for the WAL to reach the disk. Visibility, locks and
+	// isolation are unchanged; only a crash of the server could lose the
+	// last commits. (The setting is the database's, not the server's, so
+	// make bench and other databases keep synchronous commits.)
+	if _, err := t.admin.Exec(`ALTER DATABASE ` + pq.QuoteIdentifier(name) + ` SET synchronous_commit = off`); err != nil {
+		tb.Fatalf("test database settings: %v", err)
+	}
 	t.drops.Add(1)
 	tb.Cleanup(func() {
 		go func() {
