@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
@@ -122,8 +123,27 @@ func mustOpen(tb testing.TB, rawURL string) *db.Store {
 	return s
 }
 
-// Each runs fn once per database: "sqlite" always, "postgres" when configured.
+// Each runs fn once per database, "sqlite" always and "postgres" when
+// configured, the two side by side, and returns when both have ended.
+// The stores are separate, so the runs share nothing but what the test
+// itself shares between them (the race detector finds that); and they
+// overlap well: SQLite's run is mostly CPU, PostgreSQL's mostly waiting
+// on the server. A test that measures the process (its heap, say) uses
+// EachInTurn.
 func Each(t *testing.T, fn func(t *testing.T, open Open)) {
+	t.Helper()
+	var wg sync.WaitGroup
+	wg.Go(func() { t.Run("sqlite", func(t *testing.T) { fn(t, SQLite) }) })
+	t.Run("postgres", func(t *testing.T) {
+		RequirePostgres(t)
+		fn(t, Postgres)
+	})
+	wg.Wait()
+}
+
+// EachInTurn runs fn once per database like Each, one after the other.
+func EachInTurn(t *testing.T, fn func(t *testing.T, open Open)) {
+	t.Helper()
 	t.Run("sqlite", func(t *testing.T) { fn(t, SQLite) })
 	t.Run("postgres", func(t *testing.T) {
 		RequirePostgres(t)

@@ -32,7 +32,7 @@ const floodBody = 2 << 20
 // as the live heap after a collection, which no garbage and no other test
 // (none runs beside this one) can make vary.
 func TestPhotoUploadFlood(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+	dbtest.EachInTurn(t, func(t *testing.T, open dbtest.Open) {
 		a := handlerstest.NewOn(t, open)
 		rex := a.SeedPet("Rex", 1)
 		base := a.Listen()
