@@ -37,6 +37,13 @@ generate: ## regenerate the templ views (*_templ.go)
 # done.
 RACE := -race
 
+# The packages' tests wait about half their time (on PostgreSQL, on
+# chromium drawing a page, on the network): CI's go test -race used one of
+# the two cores on average with go test's default of two packages at a
+# time. Four packages, and four of a package's parallel tests (the browser
+# tests), keep both cores busy.
+PARALLEL := -p 4 -parallel 4
+
 # The input sweeps send thousands of hostile requests one after another on
 # one goroutine, and the refused-body test sends a megabyte a thousand times
 # to see every answer arrive (a TCP rule): nothing for the race detector to
@@ -55,7 +62,7 @@ test: ## gofmt check, templ freshness check, go vet, staticcheck, go test -race 
 	  stale=$$(git status --porcelain -- '*_templ.go'); if [ -n "$$stale" ]; then echo "generated templ files are stale or uncommitted:"; echo "$$stale"; exit 1; fi
 	@echo "== go vet"; $(GO) vet ./...
 	@echo "== staticcheck"; $(MAKE) --no-print-directory staticcheck
-	@echo "== go test -race"; $(GO) test $(RACE) -count=1 -timeout 20m -skip '$(SWEEPS)|$(SOAKS)' ./...
+	@echo "== go test -race"; $(GO) test $(RACE) $(PARALLEL) -count=1 -timeout 20m -skip '$(SWEEPS)|$(SOAKS)' ./...
 	@echo "== go test, the sweeps and the thousand refused bodies (without -race)"; $(GO) test -count=1 -timeout 5m -run '$(SWEEPS)' ./handlers/
 	@shots=cmd/petstore/testdata/screenshots; if [ -d $$shots ]; then \
 	  echo "== screenshots of the browser tests in $$shots/:"; ls $$shots | sed 's/^/   /'; fi
@@ -70,7 +77,7 @@ test-soak: ## the soak tests (50,000 orders, a million-row export; PostgreSQL: P
 # test's tests and is meant to be quick.
 .PHONY: test-future
 test-future: ## go test ./... with every test clock one year ahead (PETSTORE_TEST_CLOCK_OFFSET=8760h)
-	PETSTORE_TEST_CLOCK_OFFSET=8760h $(GO) test -count=1 -timeout 20m -skip '$(SOAKS)' ./...
+	PETSTORE_TEST_CLOCK_OFFSET=8760h $(GO) test $(PARALLEL) -count=1 -timeout 20m -skip '$(SOAKS)' ./...
 
 # staticcheck builds from its own module (.tools): goose pins a golang.org/x/exp
 # version the module proxy refuses, which staticcheck's imports would pull in here.
