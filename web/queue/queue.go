@@ -156,12 +156,12 @@ func (q *Queue) build() (*river.Client[*sql.Tx], error) {
 		return q.client, q.built
 	}
 	queues := map[string]river.QueueConfig{}
-	rescueAfter := time.Duration(0)
+	shortest := time.Duration(0)
 	for _, name := range q.order {
 		k := q.kinds[name]
 		queues[k.Queue] = river.QueueConfig{MaxWorkers: k.Workers}
-		if rescueAfter == 0 || k.Timeout+RescueGrace < rescueAfter {
-			rescueAfter = k.Timeout + RescueGrace
+		if shortest == 0 || k.Timeout < shortest {
+			shortest = k.Timeout
 		}
 	}
 	cfg := &river.Config{Logger: slog.New(warnings{q.logger.Handler()}).With("component", "river")}
@@ -169,9 +169,10 @@ func (q *Queue) build() (*river.Client[*sql.Tx], error) {
 		poll := cmp.Or(q.cfg.PollInterval, DefaultPollInterval)
 		cfg.Queues, cfg.Workers = queues, q.workers
 		cfg.FetchCooldown, cfg.FetchPollInterval = min(poll, 25*time.Millisecond), poll
-		// River's own rescuer (on the leader, every 30 s) leaves a job
-		// alone until its kind's timeout; the rescue loop is quicker.
-		cfg.RescueStuckJobsAfter = rescueAfter
+		// Every worker has its kind's timeout; River's own rescuer (on the
+		// leader, every 30 s) leaves a job alone until then, and the rescue
+		// loop is quicker.
+		cfg.JobTimeout, cfg.RescueStuckJobsAfter = shortest, shortest+RescueGrace
 	}
 	q.client, q.built = river.NewClient(riverdb.Driver(q.store.Dialect(), q.store.DB().DB), cfg)
 	if q.built != nil {
