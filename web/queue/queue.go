@@ -237,25 +237,30 @@ func (q *Queue) Start(ctx context.Context) error {
 	return nil
 }
 
-// rescueLoop makes every kind's jobs cut off by a crash available again,
-// at once and then every RescueEvery, until ctx ends.
+// rescueLoop rescues at once and then every RescueEvery, until ctx ends.
 func (q *Queue) rescueLoop(ctx context.Context) {
 	t := time.NewTicker(RescueEvery)
 	defer t.Stop()
 	for {
-		for _, name := range q.order {
-			n, err := riverdb.Rescue(ctx, q.store.Dialect(), q.store.DB().DB, name, q.kinds[name].Timeout+RescueGrace)
-			switch {
-			case err != nil && ctx.Err() == nil:
-				q.logger.Warn("queue: rescue of stuck jobs failed", "kind", name, "err", err)
-			case n > 0:
-				q.logger.Info("queue: jobs cut off by a crash queued again", "kind", name, "jobs", n)
-			}
-		}
+		q.rescue(ctx)
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+	}
+}
+
+// rescue makes every kind's jobs cut off by a crash available again: those
+// still running RescueGrace after their kind's Timeout.
+func (q *Queue) rescue(ctx context.Context) {
+	for _, name := range q.order {
+		n, err := riverdb.Rescue(ctx, q.store.Dialect(), q.store.DB().DB, name, q.kinds[name].Timeout+RescueGrace)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			q.logger.Warn("queue: rescue of stuck jobs failed", "kind", name, "err", err)
+		case n > 0:
+			q.logger.Info("queue: jobs cut off by a crash queued again", "kind", name, "jobs", n)
 		}
 	}
 }
