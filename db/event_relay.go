@@ -72,14 +72,6 @@ type RelayRun struct {
 // an event that commits late with a smaller id is never skipped.
 func (s *Store) RelayEvents(ctx context.Context, limit int, work func(ctx context.Context, b *RelayBatch) error) (RelayRun, error) {
 	var run RelayRun
-	horizon := int64(math.MaxInt64) // SQLite's single writer commits ids in order
-	if s.dialect == DialectPostgres {
-		var err error
-		if horizon, err = s.relayHorizon.Read(ctx, s.get); err != nil {
-			return run, fmt.Errorf("relay events: %w", err)
-		}
-		run.Held = s.relayHorizon.Held()
-	}
 	var peek struct {
 		After  int64 `db:"after_event_id"`
 		Newest int64 `db:"newest"`
@@ -88,8 +80,17 @@ func (s *Store) RelayEvents(ctx context.Context, limit int, work func(ctx contex
 	if err != nil {
 		return run, fmt.Errorf("relay events: position: %w", err)
 	}
-	if min(horizon, peek.Newest) <= peek.After {
-		return run, nil
+	if peek.Newest <= peek.After {
+		return run, nil // the usual answer of an idle store: one small read
+	}
+	horizon := int64(math.MaxInt64) // SQLite's single writer commits ids in order
+	if s.dialect == DialectPostgres {
+		if horizon, err = s.relayHorizon.Read(ctx, s.get); err != nil {
+			return run, fmt.Errorf("relay events: %w", err)
+		}
+		if run.Held = s.relayHorizon.Held(); horizon <= peek.After {
+			return run, nil
+		}
 	}
 	tx, err := s.begin(ctx)
 	if err != nil {

@@ -17,7 +17,8 @@ const (
 	// DefaultRelayPoll is how often the relay looks for events nobody woke
 	// it for: those of another process (the command line, an instance
 	// killed between its commit and its relay), whose wake-up is not ours.
-	DefaultRelayPoll = 250 * time.Millisecond
+	// When there are none, a look is one small read.
+	DefaultRelayPoll = 100 * time.Millisecond
 	// relayGap is the least time between two runs of the relay: commits
 	// arriving meanwhile are relayed together, so a stream of orders makes
 	// batches, not one more write transaction each.
