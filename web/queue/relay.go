@@ -24,7 +24,9 @@ const (
 	// batches, not one more write transaction each.
 	relayGap = 10 * time.Millisecond
 	// heldRecheck is how soon the relay runs again when committed events
-	// waited above PostgreSQL's horizon.
+	// waited above PostgreSQL's horizon; twice as long each time they
+	// still wait, up to the poll interval (a long transaction writing
+	// events, an import, holds the horizon until it ends).
 	heldRecheck = 10 * time.Millisecond
 )
 
@@ -76,8 +78,10 @@ func (q *Queue) relayBatch(ctx context.Context, b *db.RelayBatch) error {
 // relayLoop runs the relay at once, then whenever woken, every RelayPoll,
 // and shortly after a run that found events held, until ctx ends.
 func (q *Queue) relayLoop(ctx context.Context) {
-	poll := time.NewTicker(cmp.Or(q.cfg.RelayPoll, DefaultRelayPoll))
+	every := cmp.Or(q.cfg.RelayPoll, DefaultRelayPoll)
+	poll := time.NewTicker(every)
 	defer poll.Stop()
+	wait := heldRecheck
 	for {
 		held, err := q.Relay(ctx)
 		if err != nil && ctx.Err() == nil {
@@ -85,7 +89,10 @@ func (q *Queue) relayLoop(ctx context.Context) {
 		}
 		var recheck <-chan time.Time
 		if held {
-			recheck = time.After(heldRecheck)
+			recheck = time.After(wait)
+			wait = min(2*wait, every)
+		} else {
+			wait = heldRecheck
 		}
 		select {
 		case <-ctx.Done():
