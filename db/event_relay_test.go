@@ -7,6 +7,7 @@ import (
 
 	"petstore/db"
 	"petstore/db/dbtest"
+	"petstore/db/riverdb"
 )
 
 // TestRelayEvents: the relay takes committed events in batches, oldest
@@ -93,6 +94,58 @@ func TestRelayEvents(t *testing.T) {
 		mustOrder(t, ctx, s, db.Owner{}, rex.ID, 1)
 		if jobs := relay(t, s); len(jobs) != 4 || deliveries() != before+2 || count(t, s, "webhook_deliveries", "webhook_id = $1", late.ID) != 2 {
 			t.Fatalf("an order after both: %d jobs, %d deliveries; want 2 events to each endpoint", len(jobs), deliveries()-before)
+		}
+	})
+}
+
+// TestRelayStartsWhereTheTriggersStopped: a store at migration 00015,
+// whose triggers made each event's deliveries and jobs, migrated to the
+// relay: the events from before are not delivered again, the later ones
+// are.
+func TestRelayStartsWhereTheTriggersStopped(t *testing.T) {
+	dbtest.EachURL(t, func(t *testing.T, rawURL string) {
+		ctx := context.Background()
+		clock := dbtest.NewClock(t)
+		s, err := db.Open(ctx, rawURL, clock.Now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if err := riverdb.Migrate(ctx, s.Dialect(), s.DB().DB); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.MigrateUpTo(ctx, 15); err != nil {
+			t.Fatal(err)
+		}
+		exec := func(q string, args ...any) {
+			t.Helper()
+			if _, err := s.DB().ExecContext(ctx, q, args...); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		event := func() {
+			t.Helper()
+			exec(`INSERT INTO events (type, data, created_at) VALUES ($1, '{"id":1}', $2)`, db.EventPetCreated, clock.Now())
+		}
+		exec(`INSERT INTO webhooks (id, url, description, enabled, secret, created_at) VALUES (1, 'https://example.com/', '', TRUE, 'whsec_x', $1)`, clock.Now())
+		exec(`INSERT INTO webhook_subscriptions (webhook_id, event_type) VALUES (1, '*')`)
+		event()
+		event()
+		if d, j := count(t, s, "webhook_deliveries", "1 = 1"), count(t, s, "river_job", "1 = 1"); d != 2 || j != 2 {
+			t.Fatalf("at 00015 the triggers made %d deliveries and %d jobs, want 2 and 2", d, j)
+		}
+		if err := s.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if jobs := relay(t, s); len(jobs) != 0 {
+			t.Fatalf("the relay made %d jobs of events the triggers had queued", len(jobs))
+		}
+		event()
+		if jobs := relay(t, s); len(jobs) != 1 || count(t, s, "webhook_deliveries", "1 = 1") != 3 {
+			t.Fatalf("an event after the migration made %d jobs, want 1", len(jobs))
+		}
+		if n := count(t, s, "river_job", "1 = 1"); n != 2 {
+			t.Fatalf("%d river jobs: a trigger still writes them", n)
 		}
 	})
 }
