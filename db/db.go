@@ -88,6 +88,11 @@ type Store struct {
 
 	horizon  outbox.Horizon  // PostgreSQL: how far readers may deliver events
 	notifier outbox.Notifier // PostgreSQL: NOTIFY other instances after commits
+
+	// relayHorizon is the relay's own horizon (event_relay.go): a reader's
+	// candidate is judged against its own reads, and Held then reports
+	// the relay's last read alone.
+	relayHorizon outbox.Horizon
 }
 
 // defaultConnectTimeout bounds, in seconds, connecting to PostgreSQL (TCP

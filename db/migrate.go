@@ -7,6 +7,7 @@ import (
 	"io/fs"
 
 	"petstore/db/internal/migrate"
+	"petstore/db/riverdb"
 )
 
 // migrations are the schema's migrations, one folder per dialect, named
@@ -18,12 +19,15 @@ var migrations embed.FS
 // migrationsFS is the folder of migrations that holds the dialects' own.
 func migrationsFS() (fs.FS, error) { return fs.Sub(migrations, "migrations") }
 
-// Migrate applies every pending migration, River's (the job queue of the
-// webhooks) first, then ours. On PostgreSQL it holds an advisory lock
-// meanwhile, so that instances started together take turns rather than
-// fail on each other's half-made tables.
+// Migrate applies every pending migration, River's (the job queue,
+// db/riverdb) first, then ours. River's come first because migration 00008
+// made triggers that named river_job, and River's SQLite migrations rebuild
+// river_job under another name, which SQLite would carry into a trigger
+// made before them; 00016 dropped those triggers. On PostgreSQL it holds an
+// advisory lock meanwhile, so that instances started together take turns
+// rather than fail on each other's half-made tables.
 func (s *Store) Migrate(ctx context.Context) error {
-	if err := s.migrateQueue(ctx); err != nil {
+	if err := riverdb.Migrate(ctx, s.dialect, s.db.DB); err != nil {
 		return err
 	}
 	root, err := migrationsFS()

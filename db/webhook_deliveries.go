@@ -168,9 +168,45 @@ func (s *Store) fillAttempts(ctx context.Context, ds ...*WebhookDelivery) error 
 	return nil
 }
 
+// DeliveryJob names the job of an attempt of a delivery: the delivery and
+// its generation (each retry staff ask for makes a new one, and a job of
+// an older generation does nothing).
+type DeliveryJob struct {
+	DeliveryID int64
+	Generation int64
+}
+
+// EnqueueDeliveries inserts the jobs of deliveries in tx, the transaction
+// that made them pending (web/webhooks: River's InsertManyTx).
+type EnqueueDeliveries func(ctx context.Context, tx *sql.Tx, jobs []DeliveryJob) error
+
+// CreateWebhookDeliveries makes the deliveries of the batch's events and
+// returns their jobs, for the relay to queue in the batch's transaction:
+// one delivery per event and enabled endpoint subscribed to its type (or
+// to "*") that was made (or enabled again) before the event was committed.
+func (b *RelayBatch) CreateWebhookDeliveries(ctx context.Context) ([]DeliveryJob, error) {
+	var ids []int64
+	err := b.tx.sel(ctx, &ids, `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, event_data, event_at, status, next_attempt_at, created_at)
+		SELECT w.id, e.id, e.type, e.data, e.created_at, $1, e.created_at, e.created_at
+		FROM events e JOIN webhooks w ON w.enabled AND e.id > w.after_event_id
+		WHERE e.id > $2 AND e.id <= $3
+			AND EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.webhook_id = w.id AND s.event_type IN (e.type, $4))
+		ORDER BY e.id, w.id
+		RETURNING id`, DeliveryPending, b.From, b.To, WebhookAnyEvent)
+	if err != nil {
+		return nil, fmt.Errorf("create deliveries: %w", err)
+	}
+	jobs := make([]DeliveryJob, len(ids))
+	for i, id := range ids {
+		jobs[i] = DeliveryJob{DeliveryID: id}
+	}
+	return jobs, nil
+}
+
 // QueueWebhookTest queues a webhook.test event to one endpoint and returns
-// its delivery. Errors: not_found, webhook_disabled.
-func (s *Store) QueueWebhookTest(ctx context.Context, webhookID int64) (*WebhookDelivery, error) {
+// its delivery; enqueue inserts its job in the same transaction. Errors:
+// not_found, webhook_disabled.
+func (s *Store) QueueWebhookTest(ctx context.Context, webhookID int64, enqueue EnqueueDeliveries) (*WebhookDelivery, error) {
 	var d *WebhookDelivery
 	err := s.onEnabledWebhook(ctx, webhookID, func(tx *Tx) error {
 		next := tx.now
@@ -181,6 +217,9 @@ func (s *Store) QueueWebhookTest(ctx context.Context, webhookID int64) (*Webhook
 		if err != nil {
 			return fmt.Errorf("queue test: %w", err)
 		}
+		if err := enqueue(ctx, tx.Tx.Tx, []DeliveryJob{{DeliveryID: d.ID}}); err != nil {
+			return fmt.Errorf("queue test: %w", err)
+		}
 		// The change is a new delivery: its id, from none.
 		return tx.audit(AuditWebhookTest, TargetID(auditTargetWebhook, webhookID), Changes{"delivery": {nil, d.ID}})
 	})
@@ -188,10 +227,10 @@ func (s *Store) QueueWebhookTest(ctx context.Context, webhookID int64) (*Webhook
 }
 
 // RetryWebhookDelivery queues one more attempt of a delivery now, whatever
-// its state, and returns it pending. A new generation makes the new job
-// (the database's trigger); a job of the older one does nothing. Errors:
-// not_found, webhook_disabled.
-func (s *Store) RetryWebhookDelivery(ctx context.Context, webhookID, id int64) (*WebhookDelivery, error) {
+// its state, and returns it pending. A new generation gets a new job
+// (enqueue, in the same transaction); a job of the older one does nothing.
+// Errors: not_found, webhook_disabled.
+func (s *Store) RetryWebhookDelivery(ctx context.Context, webhookID, id int64, enqueue EnqueueDeliveries) (*WebhookDelivery, error) {
 	err := s.onEnabledWebhook(ctx, webhookID, func(tx *Tx) error {
 		var before string
 		err := tx.get(ctx, &before, `SELECT status FROM webhook_deliveries WHERE id = $1 AND webhook_id = $2`, id, webhookID)
@@ -201,13 +240,17 @@ func (s *Store) RetryWebhookDelivery(ctx context.Context, webhookID, id int64) (
 		if err != nil {
 			return fmt.Errorf("find delivery: %w", err)
 		}
-		res, err := tx.exec(ctx, `UPDATE webhook_deliveries SET generation = generation + 1, status = $1, next_attempt_at = $2
-			WHERE id = $3 AND webhook_id = $4`, DeliveryPending, tx.now, id, webhookID)
+		var generation int64
+		err = tx.get(ctx, &generation, `UPDATE webhook_deliveries SET generation = generation + 1, status = $1, next_attempt_at = $2
+			WHERE id = $3 AND webhook_id = $4 RETURNING generation`, DeliveryPending, tx.now, id, webhookID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound("Delivery", id)
+		}
 		if err != nil {
 			return fmt.Errorf("retry delivery: %w", err)
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return notFound("Delivery", id)
+		if err := enqueue(ctx, tx.Tx.Tx, []DeliveryJob{{DeliveryID: id, Generation: generation}}); err != nil {
+			return fmt.Errorf("retry delivery: %w", err)
 		}
 		ch := Changes{}
 		ch.Set("status", before, DeliveryPending)

@@ -198,7 +198,9 @@ func (s *Store) CreateWebhook(ctx context.Context, in NewWebhook) (*Webhook, err
 	if u.Description != nil {
 		w.Description = *u.Description
 	}
-	err = tx.get(ctx, &w.ID, `INSERT INTO webhooks (url, description, enabled, secret, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+	// It gets the events committed from now on (RelayBatch.CreateWebhookDeliveries).
+	err = tx.get(ctx, &w.ID, `INSERT INTO webhooks (url, description, enabled, secret, created_at, after_event_id)
+		VALUES ($1, $2, $3, $4, $5, (SELECT COALESCE(MAX(id), 0) FROM events)) RETURNING id`,
 		w.URL, w.Description, true, w.Secret, w.CreatedAt)
 	if err != nil {
 		return nil, fmt.Errorf("create webhook: %w", err)
@@ -281,6 +283,7 @@ func (s *Store) UpdateWebhook(ctx context.Context, id int64, in WebhookUpdate) (
 		if in.Description != nil {
 			w.Description = *in.Description
 		}
+		enabling := in.Enabled != nil && *in.Enabled && !w.Enabled
 		if in.Enabled != nil && *in.Enabled != w.Enabled {
 			w.Enabled, w.DisabledReason, w.FailingSince = *in.Enabled, nil, nil
 		}
@@ -288,6 +291,13 @@ func (s *Store) UpdateWebhook(ctx context.Context, id int64, in WebhookUpdate) (
 			w.URL, w.Description, w.Enabled, w.DisabledReason, w.FailingSince, id)
 		if err != nil {
 			return fmt.Errorf("update webhook: %w", err)
+		}
+		if enabling {
+			// Enabled again, it gets the events committed from now on, not
+			// those of while it was disabled that the relay has yet to reach.
+			if _, err := tx.exec(ctx, `UPDATE webhooks SET after_event_id = (SELECT COALESCE(MAX(id), 0) FROM events) WHERE id = $1`, id); err != nil {
+				return fmt.Errorf("update webhook: %w", err)
+			}
 		}
 		if in.Events != nil {
 			w.Events = *in.Events

@@ -2,6 +2,8 @@ package db_test
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,6 +31,38 @@ func count(tb testing.TB, s *db.Store, table, cond string, args ...any) int {
 		tb.Fatalf("count %s: %v", table, err)
 	}
 	return n
+}
+
+// jobLog records the delivery jobs the store asks to queue, in place of
+// web/webhooks, which inserts them as River jobs in the same transaction.
+type jobLog struct{ jobs []db.DeliveryJob }
+
+func (l *jobLog) enqueue(_ context.Context, tx *sql.Tx, jobs []db.DeliveryJob) error {
+	if tx == nil {
+		return errors.New("no transaction to queue the jobs in")
+	}
+	l.jobs = append(l.jobs, jobs...)
+	return nil
+}
+
+// relay runs the relay until it is caught up, making the deliveries of the
+// events committed since it last ran, and returns their jobs.
+func relay(tb testing.TB, s *db.Store) []db.DeliveryJob {
+	tb.Helper()
+	var jobs []db.DeliveryJob
+	for {
+		run, err := s.RelayEvents(context.Background(), 100, func(ctx context.Context, b *db.RelayBatch) error {
+			more, err := b.CreateWebhookDeliveries(ctx)
+			jobs = append(jobs, more...)
+			return err
+		})
+		if err != nil {
+			tb.Fatalf("relay: %v", err)
+		}
+		if run.Events == 0 && !run.Held {
+			return jobs
+		}
+	}
 }
 
 // webhookStore opens a fresh store on a clock of its own with one endpoint
@@ -119,11 +153,11 @@ func TestWebhookCRUD(t *testing.T) {
 	})
 }
 
-// TestWebhookDeliveriesWithTheEvent: deliveries and their River jobs are
-// written in the transaction of the event they carry, one per event and
-// enabled endpoint subscribed to its type: for a lone API order (on
-// PostgreSQL one statement, no Tx) and a checkout of two lines; a refused
-// order and a checkout rolled back by its second line queue nothing.
+// TestWebhookDeliveriesWithTheEvent: the relay makes deliveries of
+// committed events, and asks for their jobs, one per event and enabled
+// endpoint subscribed to its type: for a lone API order (on PostgreSQL one
+// statement, no Tx) and a checkout of two lines; a refused order and a
+// checkout rolled back by its second line queue nothing.
 func TestWebhookDeliveriesWithTheEvent(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
@@ -138,14 +172,19 @@ func TestWebhookDeliveriesWithTheEvent(t *testing.T) {
 		deliveries := func(w *db.Webhook) int {
 			return count(t, s, "webhook_deliveries", "webhook_id = $1", w.ID)
 		}
-		jobs := func() int { return count(t, s, "river_job", "kind = $1", db.WebhookJobKind) }
+		relay(t, s) // the pet's events, before any endpoint
+		queued := 0
+		jobs := func() int { queued += len(relay(t, s)); return queued }
 
 		o := mustOrder(t, ctx, s, db.Owner{APIKeyID: 0}, rex.ID, 1)
-		if got := []int{deliveries(orders), deliveries(all), deliveries(pets), deliveries(off)}; got[0] != 1 || got[1] != 2 || got[2] != 0 || got[3] != 0 {
-			t.Fatalf("deliveries per endpoint after one order = %v, want [1 2 0 0]", got)
+		if n := deliveries(all); n != 0 {
+			t.Fatalf("%d deliveries before the relay ran", n)
 		}
 		if got := jobs(); got != 3 {
-			t.Fatalf("river jobs = %d, want one per delivery (3)", got)
+			t.Fatalf("jobs = %d, want one per delivery (3)", got)
+		}
+		if got := []int{deliveries(orders), deliveries(all), deliveries(pets), deliveries(off)}; got[0] != 1 || got[1] != 2 || got[2] != 0 || got[3] != 0 {
+			t.Fatalf("deliveries per endpoint after one order = %v, want [1 2 0 0]", got)
 		}
 		ds, _, err := s.FindWebhookDeliveries(ctx, db.DeliveryFilter{WebhookID: orders.ID})
 		if err != nil || len(ds) != 1 {
@@ -171,11 +210,11 @@ func TestWebhookDeliveriesWithTheEvent(t *testing.T) {
 		if _, err := s.PlaceOrders(ctx, db.Owner{}, []db.NewOrder{{PetID: &rex.ID, Quantity: ptr(int64(1))}, {PetID: &rex.ID, Quantity: ptr(int64(2))}}); err != nil {
 			t.Fatal(err)
 		}
+		if got := jobs(); got != count(t, s, "webhook_deliveries", "1 = 1") {
+			t.Fatalf("jobs = %d, want one per delivery", got)
+		}
 		if got := deliveries(orders); got != 3 {
 			t.Fatalf("deliveries of order.created after a checkout of two = %d, want 3", got)
-		}
-		if got := jobs(); got != count(t, s, "webhook_deliveries", "1 = 1") {
-			t.Fatalf("river jobs = %d, want one per delivery", got)
 		}
 	})
 }
@@ -189,8 +228,9 @@ func TestWebhookAttemptRules(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
 		s, clock, w := webhookStore(t, open)
+		var log jobLog
 		test := func() *db.WebhookDelivery {
-			d, err := s.QueueWebhookTest(ctx, w.ID)
+			d, err := s.QueueWebhookTest(ctx, w.ID, log.enqueue)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,6 +255,9 @@ func TestWebhookAttemptRules(t *testing.T) {
 		}
 
 		d := test()
+		if len(log.jobs) != 1 || log.jobs[0] != (db.DeliveryJob{DeliveryID: d.ID}) {
+			t.Fatalf("jobs of a test = %v, want delivery %d's generation 0", log.jobs, d.ID)
+		}
 		send, err := s.PrepareWebhookAttempt(ctx, d.ID, 0)
 		if err != nil || send == nil || send.URL != w.URL || send.Attempts != 0 || len(send.Secrets) != 1 || send.Secrets[0] != w.Secret {
 			t.Fatalf("prepare = %+v, %v", send, err)
@@ -227,15 +270,15 @@ func TestWebhookAttemptRules(t *testing.T) {
 		}
 
 		// A retry: generation 1; the job of generation 0 finds nothing.
-		r, err := s.RetryWebhookDelivery(ctx, w.ID, d.ID)
+		r, err := s.RetryWebhookDelivery(ctx, w.ID, d.ID, log.enqueue)
 		if err != nil || r.Status != db.DeliveryPending || len(r.Attempts) != 1 || *r.ResponseSnippet != "oops" {
 			t.Fatalf("retry = %+v, %v", r, err)
 		}
 		if send, _ := s.PrepareWebhookAttempt(ctx, d.ID, 0); send != nil {
 			t.Fatal("the job of the older generation still found work")
 		}
-		if got := count(t, s, "river_job", "kind = $1", db.WebhookJobKind); got != 2 {
-			t.Fatalf("river jobs after a retry = %d, want 2", got)
+		if len(log.jobs) != 2 || log.jobs[1] != (db.DeliveryJob{DeliveryID: d.ID, Generation: 1}) {
+			t.Fatalf("jobs after a retry = %v, want a second one of generation 1", log.jobs)
 		}
 
 		// Three days of failures disable the endpoint; not a minute less.
@@ -258,10 +301,13 @@ func TestWebhookAttemptRules(t *testing.T) {
 		if d, _ := s.FindWebhookDelivery(ctx, w.ID, d.ID); d.Status != db.DeliveryFailed || d.NextAttemptAt != nil || len(d.Attempts) != 3 {
 			t.Fatalf("delivery of a disabled endpoint = %+v", d)
 		}
-		_, err = s.QueueWebhookTest(ctx, w.ID)
+		_, err = s.QueueWebhookTest(ctx, w.ID, log.enqueue)
 		wantCode(t, err, db.EWebhookDisabled)
-		_, err = s.RetryWebhookDelivery(ctx, w.ID, d.ID)
+		_, err = s.RetryWebhookDelivery(ctx, w.ID, d.ID, log.enqueue)
 		wantCode(t, err, db.EWebhookDisabled)
+		if len(log.jobs) != 2 {
+			t.Fatalf("refused test and retry queued jobs: %v", log.jobs[2:])
+		}
 
 		// Enabled again: the streak starts over; a success ends one; a 410
 		// disables at once.
@@ -295,7 +341,7 @@ func TestWebhookDeliveryListAndPurge(t *testing.T) {
 		s, clock, w := webhookStore(t, open)
 		var ids []int64
 		for range 5 {
-			d, err := s.QueueWebhookTest(ctx, w.ID)
+			d, err := s.QueueWebhookTest(ctx, w.ID, (&jobLog{}).enqueue)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,8 @@ import (
 	"petstore/web/browser"
 	"petstore/web/imports"
 	"petstore/web/photo"
+	"petstore/web/queue"
+	"petstore/web/webhooks"
 )
 
 // NewApp builds the whole app over h: error handling, static assets, the
@@ -26,17 +28,14 @@ func NewApp(h *Handler) (*fiber.App, error) {
 	if photos == nil {
 		photos = photo.NewWorker()
 	}
-	imp := h.Imports
-	if imp == nil {
-		var err error
-		if imp, err = imports.New(h.Store, h.Logger); err != nil {
-			return nil, err
-		}
+	imp, hooks, err := h.jobs()
+	if err != nil {
+		return nil, err
 	}
 	a, err := api.New(api.Config{
 		Store: h.Store, Limiter: h.Limiter, Proxies: h.Proxies, Events: h.Events, Logger: h.Logger, Now: h.Now,
 		Deprecated: h.Config.Deprecated, Sunset: h.Config.Sunset, Metrics: h.Metrics, PhotoLimits: h.Config.PhotoLimits, Photos: photos,
-		Imports: imp,
+		Imports: imp, Deliveries: hooks,
 	})
 	if err != nil {
 		return nil, err
@@ -52,7 +51,7 @@ func NewApp(h *Handler) (*fiber.App, error) {
 		Store: h.Store, Sessions: h.Sessions, Limiter: h.Limiter, Shared: h.Shared, FormLimit: formLimit,
 		Proxies: h.Proxies, Events: h.Events, Logger: h.Logger, Now: h.Now, PhotoLimits: h.Config.PhotoLimits, Photos: photos,
 		TwoFactorRequired: h.Config.StaffTwoFactorRequired, PasswordCost: h.Config.PasswordCost,
-		Imports: imp,
+		Imports: imp, Deliveries: hooks,
 	})
 
 	var routes *web.Routes
@@ -66,6 +65,24 @@ func NewApp(h *Handler) (*fiber.App, error) {
 	app.Get("/favicon.ico", favicon)
 	h.routes(app, routes, a, s, con)
 	return app, nil
+}
+
+// jobs returns h's kinds of job, made over a queue of their own (never
+// started) when h has none.
+func (h *Handler) jobs() (*imports.Imports, *webhooks.Deliveries, error) {
+	if h.Imports != nil && h.Deliveries != nil {
+		return h.Imports, h.Deliveries, nil
+	}
+	q := queue.New(h.Store, queue.Config{Logger: h.Logger})
+	imp, err := imports.New(h.Store, q, h.Logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	hooks, err := webhooks.New(q, webhooks.Config{Store: h.Store, Now: h.Now, Logger: h.Logger})
+	if err != nil {
+		return nil, nil, err
+	}
+	return cmp.Or(h.Imports, imp), cmp.Or(h.Deliveries, hooks), nil
 }
 
 // favicon answers the browsers that ask for /favicon.ico without reading

@@ -15,6 +15,7 @@ import (
 	"petstore/web/imports"
 	"petstore/web/photo"
 	"petstore/web/ratelimit"
+	"petstore/web/webhooks"
 )
 
 // Config is what the handlers need to know about the deployment.
@@ -71,7 +72,11 @@ type Handler struct {
 	// Load, when set, counts the requests being answered, for the webhook
 	// deliveries that give way to them (web.Load).
 	Load *web.Load
-	// Imports runs the catalog imports (SPEC §18); nil: NewApp makes one
-	// (whose jobs then wait for a queue that works them).
-	Imports *imports.Imports
+	// Imports runs the catalog imports (SPEC §18), and Deliveries queues the
+	// test events and retries of SPEC §15, both kinds of job of the
+	// process's queue (web/queue). Nil: NewApp makes them over a queue of
+	// its own that it never starts: their jobs wait for a started queue of
+	// any instance.
+	Imports    *imports.Imports
+	Deliveries *webhooks.Deliveries
 }

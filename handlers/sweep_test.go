@@ -295,7 +295,7 @@ func sweepWebhook(t *testing.T, a *handlerstest.App) (webhookID, deliveryID int6
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := a.Store.QueueWebhookTest(ctx, w.ID)
+	d, err := a.Handler.Deliveries.Test(ctx, w.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -248,7 +248,8 @@ loop:
 }
 
 // queueBacklog writes n order.created events in one statement: the
-// database's triggers queue a delivery and its job for each.
+// server's relay (web/queue) makes a delivery and its job of each once it
+// starts.
 func queueBacklog(ctx context.Context, store *db.Store, n int) error {
 	_, err := store.DB().ExecContext(ctx, `INSERT INTO events (type, data, created_at)
 		WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < $1)

@@ -27,8 +27,9 @@ type Server struct {
 	App   *fiber.App
 	Store *db.Store
 	Hub   *events.Hub
-	// Webhooks works the webhook deliveries (SPEC §15) until shutdown.
-	Webhooks *webhooks.Queue
+	// Queue works the background jobs (webhook deliveries, imports) and
+	// relays committed events to them until shutdown.
+	Queue *queue.Queue
 	// Ops is the operations listener's handler (/metrics, pprof when
 	// enabled), nil when PETSTORE_METRICS_ADDR is unset: see ServeOps.
 	Ops   http.Handler
@@ -93,23 +94,32 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 			MetricsElsewhere: cfg.MetricsAddr != "", StaffTwoFactorRequired: cfg.StaffTwoFactorRequired},
 		Now: now, Load: &web.Load{},
 	}
-	if h.Imports, err = imports.New(store, logger); err != nil {
-		s.Close()
-		return nil, err
-	}
-	if s.App, err = handlers.NewApp(h); err != nil {
-		return nil, err
-	}
+	// The queue is the process's one River client: each kind of job
+	// registers with it, then it starts (as miniflux's cli starts its
+	// worker pool once the rest is built).
+	q := queue.New(store, queue.Config{Logger: logger})
 	wm := webhooks.NewMetrics(store)
 	metrics.Register(wm.Collectors()...)
-	s.Webhooks, err = webhooks.Start(bg, webhooks.Config{
+	h.Deliveries, err = webhooks.New(q, webhooks.Config{
 		Store: store, Now: now, Logger: logger, AllowPrivate: cfg.WebhookAllowPrivate, Metrics: wm, Load: h.Load,
-		Also: []queue.Jobs{h.Imports},
 	})
 	if err != nil {
 		s.Close()
 		return nil, err
 	}
+	if h.Imports, err = imports.New(store, q, logger); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if s.App, err = handlers.NewApp(h); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := q.Start(bg); err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.Queue = q
 	if cfg.MetricsAddr != "" {
 		s.Ops = opsHandler(metrics.HTTPHandler(), cfg.PprofAddr != "")
 	}
@@ -133,12 +143,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.stopping = time.Now()
 	s.log.Info("shutting down", "cause", context.Cause(ctx).Error())
 	s.Hub.Close()
-	// Webhook attempts running finish within the same grace as requests;
-	// no new one starts.
+	// Jobs running (webhook attempts) finish within the same grace as
+	// requests; no new one starts.
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
-		s.stopWebhooks(shutdownGrace)
+		s.stopQueue(shutdownGrace)
 	}()
 	err := s.App.ShutdownWithTimeout(shutdownGrace)
 	graceLeft, cancel := context.WithDeadline(context.Background(), s.stopping.Add(shutdownGrace))
@@ -151,27 +161,27 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
-// shutdownGrace is how long in-flight requests and webhook attempts get to
-// finish once shutdown starts (SPEC §11).
+// shutdownGrace is how long in-flight requests and jobs (webhook
+// attempts) get to finish once shutdown starts (SPEC §11).
 const shutdownGrace = 10 * time.Second
 
-// stopWebhooks stops the webhook queue, waiting up to grace for the
-// attempts running; once stopped, stopping again returns at once.
-func (s *Server) stopWebhooks(grace time.Duration) {
-	if s.Webhooks == nil {
+// stopQueue stops the queue, waiting up to grace for the jobs running;
+// once stopped, stopping again returns at once.
+func (s *Server) stopQueue(grace time.Duration) {
+	if s.Queue == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	if err := s.Webhooks.Stop(ctx); err != nil {
-		s.log.Warn("webhook attempts cut off by the shutdown; they will be made again", "err", err)
+	if err := s.Queue.Stop(ctx); err != nil {
+		s.log.Warn("jobs cut off by the shutdown; they will run again", "err", err)
 	}
 }
 
 // Close releases the database, Redis and background work. After Serve
 // shut down it logs "stopped" with how long the shutdown took.
 func (s *Server) Close() {
-	s.stopWebhooks(time.Second)
+	s.stopQueue(time.Second)
 	s.stop()
 	s.Hub.Close()
 	if s.redis != nil {

@@ -17,6 +17,8 @@ import (
 
 	"petstore/db"
 	"petstore/db/dbtest"
+	"petstore/web/queue"
+	"petstore/web/webhooks"
 )
 
 // hookReceiver is a webhook receiver that de-duplicates by webhook-id, as
@@ -232,7 +234,14 @@ func TestWebhookSurvivesKill(t *testing.T) {
 			return startServeProcess(t, bin, dbURL, addr)
 		}
 		p := start()
-		d, err := store.QueueWebhookTest(ctx, hook.ID)
+		// The test event is queued from this process, as from another
+		// instance: its job, inserted by a queue never started here, is
+		// worked by the server's.
+		deliveries, err := webhooks.New(queue.New(store, queue.Config{}), webhooks.Config{Store: store, Now: systemClock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := deliveries.Test(ctx, hook.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

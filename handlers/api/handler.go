@@ -19,6 +19,7 @@ import (
 	"petstore/web/openapi"
 	"petstore/web/photo"
 	"petstore/web/ratelimit"
+	"petstore/web/webhooks"
 )
 
 // Version is the version of the published description (SPEC §2): every
@@ -52,6 +53,8 @@ type Config struct {
 	Photos *photo.Worker
 	// Imports checks, stores and reports catalog imports (SPEC §18).
 	Imports *imports.Imports
+	// Deliveries queues the test events and retries staff ask for (SPEC §15).
+	Deliveries *webhooks.Deliveries
 }
 
 // Handler serves the API's routes and builds their chains (Route).

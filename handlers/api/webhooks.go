@@ -97,7 +97,7 @@ func (h *Handler) RotateWebhookSecret(c *fiber.Ctx) error {
 // TestWebhook is POST /api/webhooks/{webhookId}/test: 202 with the
 // queued delivery of a webhook.test event.
 func (h *Handler) TestWebhook(c *fiber.Ctx) error {
-	d, err := web.FindByPath(c, "webhookId", h.Store.QueueWebhookTest)
+	d, err := web.FindByPath(c, "webhookId", h.Deliveries.Test)
 	if err != nil {
 		return err
 	}
@@ -144,7 +144,7 @@ func (h *Handler) RetryWebhookDelivery(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	d, err := h.Store.RetryWebhookDelivery(c.UserContext(), webhookID, id)
+	d, err := h.Deliveries.Retry(c.UserContext(), webhookID, id)
 	if err != nil {
 		return err
 	}

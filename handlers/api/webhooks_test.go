@@ -2,12 +2,14 @@ package api_test
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 
 	"petstore/db"
 	"petstore/db/dbtest"
 	"petstore/handlers/handlerstest"
+	"petstore/web/webhooks"
 )
 
 // TestWebhooksAPI covers /webhooks on both databases, every exchange
@@ -89,9 +91,10 @@ func TestWebhooksAPI(t *testing.T) {
 	})
 }
 
-// TestWebhookDeliveriesAPI: an order placed through the API queues one
-// delivery per subscribed endpoint, a refused order (409) none; the
-// deliveries list newest first and filters; test and retry answer 202.
+// TestWebhookDeliveriesAPI: an order placed through the API, once
+// relayed, queues one delivery per subscribed endpoint, a refused order
+// (409) none; the deliveries list newest first and filters; test and retry
+// answer 202, each with its job.
 func TestWebhookDeliveriesAPI(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		a := handlerstest.NewOn(t, open)
@@ -112,6 +115,9 @@ func TestWebhookDeliveriesAPI(t *testing.T) {
 		order := map[string]any{"petId": pet.ID, "quantity": 1}
 		a.Do(handlerstest.Req{Method: "POST", Path: "/api/store/orders", Key: a.Customer, Body: order}).Want(t, 201)
 		a.Do(handlerstest.Req{Method: "POST", Path: "/api/store/orders", Key: a.Customer, Body: order}).Want(t, 409, "pet_not_available")
+		if _, err := a.Queue.Relay(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 		if got := deliveries(orders, ""); len(got) != 1 || got[0].EventType != "order.created" || got[0].Status != "pending" {
 			t.Fatalf("deliveries of order.created = %+v, want one pending", got)
 		}
@@ -147,5 +153,10 @@ func TestWebhookDeliveriesAPI(t *testing.T) {
 			t.Fatalf("retried = %s", r.Body)
 		}
 		a.Do(handlerstest.Req{Method: "POST", Path: pets + "/deliveries/" + handlerstest.Itoa(test.ID) + "/retry", Key: a.Staff}).Want(t, 404, "not_found")
+		// A job per delivery, and one more for the retry's generation.
+		var jobs int
+		if err := a.Store.DB().Get(&jobs, `SELECT count(*) FROM river_job WHERE kind = $1 AND queue = $2`, webhooks.JobKind, webhooks.JobQueue); err != nil || jobs != 3 {
+			t.Fatalf("%d delivery jobs (%v), want 3", jobs, err)
+		}
 	})
 }

@@ -18,6 +18,7 @@ import (
 	"petstore/web/imports"
 	"petstore/web/photo"
 	"petstore/web/ratelimit"
+	"petstore/web/webhooks"
 )
 
 // Handler serves the console's routes. Its fields are set once at start.
@@ -43,6 +44,8 @@ type Handler struct {
 	Photos *photo.Worker
 	// Imports checks, stores and reports catalog imports (SPEC §18).
 	Imports *imports.Imports
+	// Deliveries queues the test events and retries staff ask for (SPEC §15).
+	Deliveries *webhooks.Deliveries
 	// PasswordCost is the bcrypt cost of the passwords the console sets;
 	// 0 is bcrypt's default (the tests' apps use the lowest).
 	PasswordCost int

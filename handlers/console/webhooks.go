@@ -171,7 +171,7 @@ func (h *Handler) TestWebhook(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	d, err := h.Store.QueueWebhookTest(c.UserContext(), id)
+	d, err := h.Deliveries.Test(c.UserContext(), id)
 	if err != nil {
 		return h.refused(c, err, webhookBack(id), nil)
 	}
@@ -201,7 +201,7 @@ func (h *Handler) RetryDelivery(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if _, err := h.Store.RetryWebhookDelivery(c.UserContext(), id, deliveryID); err != nil {
+	if _, err := h.Deliveries.Retry(c.UserContext(), id, deliveryID); err != nil {
 		return h.refused(c, err, webhookBack(id), nil)
 	}
 	return h.flashRedirect(c, "Delivery "+strconv.FormatInt(deliveryID, 10)+" is queued for an attempt now.", webhookBack(id))

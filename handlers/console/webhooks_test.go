@@ -100,7 +100,7 @@ func TestConsoleWebhooks(t *testing.T) {
 	b.Post(path, url.Values{"url": {"https://me:pw@example.com/"}, "events": {"*"}}).WantStatus(http.StatusUnprocessableEntity)
 
 	// The store disables it on a 410: the page and the list say why.
-	d, _ := a.Store.QueueWebhookTest(ctx, w.ID)
+	d, _ := a.Handler.Deliveries.Test(ctx, w.ID)
 	gone := 410
 	if _, err := a.Store.RecordWebhookAttempt(ctx, db.WebhookAttemptResult{DeliveryID: d.ID, WebhookID: w.ID, Status: db.DeliveryFailed, Gone: true,
 		Attempt: db.WebhookAttempt{At: a.Clock.Now(), HTTPStatus: &gone, Error: handlerstest.Ptr(db.AttemptHTTPStatus)}}); err != nil {

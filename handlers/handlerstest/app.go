@@ -26,7 +26,9 @@ import (
 	"petstore/web/imports"
 	"petstore/web/openapi"
 	"petstore/web/photo"
+	"petstore/web/queue"
 	"petstore/web/ratelimit"
+	"petstore/web/webhooks"
 )
 
 // CountRows counts a table's rows straight from the database.
@@ -58,10 +60,14 @@ func contract(t *testing.T) *openapi.Validator {
 
 // App is the real app on a fresh database with three keys.
 type App struct {
-	T        *testing.T
-	App      *fiber.App
-	Store    *db.Store
-	Handler  *handlers.Handler
+	T       *testing.T
+	App     *fiber.App
+	Store   *db.Store
+	Handler *handlers.Handler
+	// Queue is the app's queue, never started: its jobs stay in river_job,
+	// and a test that wants an event's webhook deliveries relays them
+	// (Queue.Relay).
+	Queue    *queue.Queue
 	Clock    *dbtest.Clock
 	Start    time.Time // where clock started: 10:00:30 UTC
 	Staff    string    // staff key, enterprise plan with room to spare
@@ -148,13 +154,18 @@ func NewOn(t *testing.T, open dbtest.Open, opts ...Option) *App {
 	// The app's photo worker, made here so that a test can keep it busy
 	// (a.Handler.Photos.Enter).
 	h.Photos = photo.NewWorker()
-	// The app's imports, made here so that a test can run an import's job
-	// (a.Handler.Imports.Run) without a queue.
-	imp, err := imports.New(store, logger)
+	// The app's kinds of job over a queue that is never started, made here
+	// so that a test can run an import's job (a.Handler.Imports.Run) or
+	// relay events (a.Queue.Relay) itself.
+	q := queue.New(store, queue.Config{Logger: logger})
+	imp, err := imports.New(store, q, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.Imports = imp
+	if h.Deliveries, err = webhooks.New(q, webhooks.Config{Store: store, Now: clk.Now, Logger: logger}); err != nil {
+		t.Fatal(err)
+	}
 	for _, o := range opts {
 		o(h, &rlc)
 	}
@@ -163,7 +174,7 @@ func NewOn(t *testing.T, open dbtest.Open, opts ...Option) *App {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &App{T: t, App: app, Store: store, Handler: h, Clock: clk, Start: clk.Now()}
+	a := &App{T: t, App: app, Store: store, Handler: h, Queue: q, Clock: clk, Start: clk.Now()}
 	var k *db.APIKey
 	a.Staff, _ = a.IssueKey("staff", db.RoleStaff, db.PlanEnterprise, 100000, 1000000)
 	a.Customer, k = a.IssueKey("customer", db.RoleCustomer, db.PlanEnterprise, 100000, 1000000)

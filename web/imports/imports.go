@@ -19,6 +19,7 @@ import (
 
 	"petstore/db"
 	"petstore/web/petcsv"
+	"petstore/web/queue"
 )
 
 // The River job of an import.
@@ -26,9 +27,9 @@ const (
 	JobKind  = "catalog_import"
 	JobQueue = "imports"
 	// JobTimeout bounds one run of an import: a million rows take minutes.
-	// River's rescuer leaves a job running this long alone, and makes one
-	// that ran longer (its instance died) available again, to run from the
-	// start (its transaction never committed).
+	// A job running longer (its instance died) is made available again
+	// (web/queue's rescue), to run from the start (its transaction never
+	// committed).
 	JobTimeout = 30 * time.Minute
 	// maxAttempts: a run cut off (a crash, a shutdown, the database away)
 	// is tried again; an import whose file fails is marked failed at once.
@@ -49,31 +50,29 @@ type jobArgs struct {
 // Kind is the River kind of the import jobs.
 func (jobArgs) Kind() string { return JobKind }
 
-// InsertOpts puts the jobs in their own queue.
-func (jobArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: JobQueue, MaxAttempts: maxAttempts}
-}
-
 // Imports creates, runs and reports the imports of one instance.
 type Imports struct {
 	store  *db.Store
 	logger *slog.Logger
-	// inserter is an insert-only River client: it inserts an import's job
-	// in the import's own transaction (InsertTx). The process's working
-	// client (webhooks.Start) works the jobs.
-	inserter *river.Client[*sql.Tx]
+	// queue inserts an import's job in the import's own transaction and,
+	// started, works it (Run).
+	queue *queue.Queue
 	// running is the progress of the imports this instance runs, by id: on
 	// SQLite the import holds the only write lock, so progress lives here.
 	running sync.Map // int64 → *atomic.Int64
 }
 
-// New makes the imports of store; logger may be nil.
-func New(store *db.Store, logger *slog.Logger) (*Imports, error) {
-	inserter, err := river.NewClient(store.QueueDriver(), &river.Config{})
+// New makes the imports of store and registers their job with q, which
+// works one import at a time per instance (one at a time per store
+// anyway); logger may be nil.
+func New(store *db.Store, q *queue.Queue, logger *slog.Logger) (*Imports, error) {
+	im := &Imports{store: store, logger: cmp.Or(logger, slog.New(slog.DiscardHandler)), queue: q}
+	err := queue.Register(q, queue.Kind{Queue: JobQueue, Workers: 1, Timeout: JobTimeout, MaxAttempts: maxAttempts},
+		func(ctx context.Context, job *river.Job[jobArgs]) error { return im.Run(ctx, job.Args.ImportID) })
 	if err != nil {
 		return nil, fmt.Errorf("imports: %w", err)
 	}
-	return &Imports{store: store, logger: cmp.Or(logger, slog.New(slog.DiscardHandler)), inserter: inserter}, nil
+	return im, nil
 }
 
 // Create checks the file body while storing it, and queues its import:
@@ -93,8 +92,7 @@ func (im *Imports) Create(ctx context.Context, body io.Reader) (*db.Import, erro
 
 // enqueue inserts the job of import id in tx.
 func (im *Imports) enqueue(ctx context.Context, tx *sql.Tx, id int64) error {
-	_, err := im.inserter.InsertTx(ctx, tx, jobArgs{ImportID: id}, nil)
-	return err
+	return im.queue.InsertTx(ctx, tx, jobArgs{ImportID: id})
 }
 
 // Find is an import with its progress: the rows written so far by a run
@@ -183,27 +181,3 @@ func (im *Imports) writeProgress(ctx context.Context, id int64, progress *atomic
 	}()
 	return func() { cancel(); <-done }
 }
-
-// Queue is the River queue of the imports (queue.Jobs).
-func (im *Imports) Queue() string { return JobQueue }
-
-// QueueConfig works one import at a time per instance (one at a time per
-// store anyway).
-func (im *Imports) QueueConfig() river.QueueConfig { return river.QueueConfig{MaxWorkers: 1} }
-
-// AddWorkers registers the import worker.
-func (im *Imports) AddWorkers(w *river.Workers) error {
-	return river.AddWorkerSafely(w, &worker{imports: im})
-}
-
-// worker works import jobs.
-type worker struct {
-	river.WorkerDefaults[jobArgs]
-	imports *Imports
-}
-
-func (w *worker) Work(ctx context.Context, job *river.Job[jobArgs]) error {
-	return w.imports.Run(ctx, job.Args.ImportID)
-}
-
-func (w *worker) Timeout(*river.Job[jobArgs]) time.Duration { return JobTimeout }

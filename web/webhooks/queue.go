@@ -4,10 +4,8 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -17,27 +15,31 @@ import (
 	"petstore/web/queue"
 )
 
-// Timing of the queue. An attempt takes at most AttemptTimeout, and its
-// job at most JobTimeout with its wait at the gate and the writing of its
-// outcome; a job still
-// running RescueAfter after it started was cut off by a crash and is made
-// available again (db.Store.RescueWebhookJobs, every RescueEvery on every
-// instance), so a killed instance's delivery is attempted again within
-// about RescueAfter + RescueEvery + PollInterval of the attempt it cut off.
+// The River job of a delivery: one attempt, args {"deliveryId",
+// "generation"}.
 const (
-	JobTimeout          = gateWait + AttemptTimeout + recordTimeout
-	RescueAfter         = 20 * time.Second
-	RescueEvery         = 2 * time.Second
-	DefaultPollInterval = 100 * time.Millisecond
+	JobKind  = "webhook_delivery"
+	JobQueue = "webhooks"
+)
+
+// Timing of the deliveries. An attempt takes at most AttemptTimeout, and
+// its job at most JobTimeout with its wait at the gate and the writing of
+// its outcome; a job still running queue.RescueGrace after that was cut
+// off by a crash and is made available again (web/queue), so a killed
+// instance's delivery is attempted again within about JobTimeout +
+// queue.RescueGrace + queue.RescueEvery + the poll interval of the attempt
+// it cut off.
+const (
+	JobTimeout = gateWait + AttemptTimeout + recordTimeout
 	// DefaultWorkers is how many attempts one instance makes at once.
 	DefaultWorkers = 100
 )
 
-// Config is what Start builds the queue from.
+// Config is what New builds the deliveries from.
 type Config struct {
 	Store *db.Store
 	// Now is the one clock (attempt times, webhook-timestamp). River keeps
-	// its own schedule on the database's clock: see Start.
+	// its own schedule on the database's clock: see queue.Queue.Start.
 	Now    func() time.Time
 	Logger *slog.Logger
 	// AllowPrivate lets deliveries reach loopback and private addresses
@@ -47,47 +49,57 @@ type Config struct {
 	Metrics *Metrics
 	// Schedule overrides DefaultSchedule (tests shorten it).
 	Schedule []time.Duration
-	// Workers overrides DefaultWorkers; PollInterval DefaultPollInterval.
-	Workers      int
-	PollInterval time.Duration
+	// Workers overrides DefaultWorkers.
+	Workers int
 	// Load, when set, is the instance's requests in flight: attempts give
 	// way to them while the instance is busy (gate).
 	Load *web.Load
-	// Also are the other kinds of job the process works: the queue's one
-	// River client works them beside the deliveries (see package queue).
-	Also []queue.Jobs
 }
 
-// Queue works the delivery jobs of one instance: a River client and the
-// rescue of jobs cut off by a crash.
-type Queue struct {
-	client *river.Client[*sql.Tx]
-	store  *db.Store
-	logger *slog.Logger
-	cancel context.CancelFunc
-	done   chan struct{}
-	once   sync.Once
+// Deliveries is the kind of job that delivers webhooks (SPEC §15). Its jobs
+// come from committed events through the relay (a delivery per subscribed
+// endpoint, and its job), and from staff: a test event (Test) and one more
+// attempt (Retry).
+type Deliveries struct {
+	store     *db.Store
+	queue     *queue.Queue
+	deliverer *Deliverer
 }
 
-// deliveryArgs are the args the database's triggers give a delivery job.
+// deliveryArgs are a delivery job's args.
 type deliveryArgs struct {
 	DeliveryID int64 `json:"deliveryId"`
 	Generation int64 `json:"generation"`
 }
 
 // Kind is the River kind of the delivery jobs.
-func (deliveryArgs) Kind() string { return db.WebhookJobKind }
+func (deliveryArgs) Kind() string { return JobKind }
 
-// deliveryWorker works a delivery job: one attempt, then snoozed until the
-// next one is due while the delivery is pending. River's own retries
-// (and attempt count) are left to failures to record an attempt, such as
-// the database going away.
-type deliveryWorker struct {
-	river.WorkerDefaults[deliveryArgs]
-	deliverer *Deliverer
+// New registers the deliveries with q: their queue, their worker and the
+// jobs they make of committed events.
+func New(q *queue.Queue, cfg Config) (*Deliveries, error) {
+	d := &Deliverer{
+		Store: cfg.Store, Client: NewClient(cfg.AllowPrivate), Now: cfg.Now, Logger: cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler)),
+		Metrics: cfg.Metrics, Schedule: cfg.Schedule, gate: newGate(cfg.Load),
+	}
+	if d.Schedule == nil {
+		d.Schedule = DefaultSchedule
+	}
+	w := &Deliveries{store: cfg.Store, queue: q, deliverer: d}
+	err := queue.Register(q, queue.Kind{
+		Queue: JobQueue, Workers: cmp.Or(cfg.Workers, DefaultWorkers), Timeout: JobTimeout, FromEvents: w.fromEvents,
+	}, w.work)
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: %w", err)
+	}
+	return w, nil
 }
 
-func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[deliveryArgs]) error {
+// work makes one attempt of a delivery; while the delivery stays pending
+// its job is snoozed until the next attempt is due. River's own retries
+// (and attempt count) are left to failures to record an attempt, such as
+// the database going away.
+func (w *Deliveries) work(ctx context.Context, job *river.Job[deliveryArgs]) error {
 	pending, wait, err := w.deliverer.Attempt(ctx, job.Args.DeliveryID, job.Args.Generation)
 	if err != nil {
 		return err
@@ -98,104 +110,37 @@ func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[deliveryArgs])
 	return nil
 }
 
-func (w *deliveryWorker) Timeout(*river.Job[deliveryArgs]) time.Duration { return JobTimeout }
-
-// Start starts working delivery jobs until Stop. River runs on the
-// database's clock, not cfg.Now: its rescuer compares with the wall clock
-// whatever it is given (riverqueue/river internal/maintenance
-// job_rescuer.go), so a shifted clock would break rescue; the waits it is
-// given are relative (JobSnooze).
-func Start(ctx context.Context, cfg Config) (*Queue, error) {
-	logger := cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler))
-	d := &Deliverer{
-		Store: cfg.Store, Client: NewClient(cfg.AllowPrivate), Now: cfg.Now, Logger: logger, Metrics: cfg.Metrics,
-		Schedule: cfg.Schedule, gate: newGate(cfg.Load),
-	}
-	if d.Schedule == nil {
-		d.Schedule = DefaultSchedule
-	}
-	workers := river.NewWorkers()
-	if err := river.AddWorkerSafely(workers, &deliveryWorker{deliverer: d}); err != nil {
-		return nil, fmt.Errorf("webhooks: %w", err)
-	}
-	queues := map[string]river.QueueConfig{db.WebhookJobQueue: {MaxWorkers: cmp.Or(cfg.Workers, DefaultWorkers)}}
-	for _, jobs := range cfg.Also {
-		if err := jobs.AddWorkers(workers); err != nil {
-			return nil, fmt.Errorf("queue: %w", err)
-		}
-		queues[jobs.Queue()] = jobs.QueueConfig()
-	}
-	poll := cmp.Or(cfg.PollInterval, DefaultPollInterval)
-	client, err := river.NewClient(cfg.Store.QueueDriver(), &river.Config{
-		Queues:               queues,
-		Workers:              workers,
-		FetchCooldown:        min(poll, 25*time.Millisecond),
-		FetchPollInterval:    poll,
-		JobTimeout:           JobTimeout,
-		RescueStuckJobsAfter: RescueAfter,
-		Logger:               slog.New(warnings{logger.Handler()}).With("component", "river"),
-	})
+// fromEvents makes the deliveries of a batch of committed events, and
+// returns their jobs (queue.Kind.FromEvents).
+func (w *Deliveries) fromEvents(ctx context.Context, b *db.RelayBatch) ([]river.JobArgs, error) {
+	jobs, err := b.CreateWebhookDeliveries(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("webhooks: %w", err)
+		return nil, err
 	}
-	if err := client.Start(context.WithoutCancel(ctx)); err != nil {
-		return nil, fmt.Errorf("webhooks: start queue: %w", err)
+	return jobArgs(jobs), nil
+}
+
+// Test queues a webhook.test event to one endpoint and returns its
+// delivery. Errors: not_found, webhook_disabled.
+func (w *Deliveries) Test(ctx context.Context, webhookID int64) (*db.WebhookDelivery, error) {
+	return w.store.QueueWebhookTest(ctx, webhookID, w.enqueue)
+}
+
+// Retry queues one more attempt of a delivery now, whatever its state, and
+// returns it pending. Errors: not_found, webhook_disabled.
+func (w *Deliveries) Retry(ctx context.Context, webhookID, id int64) (*db.WebhookDelivery, error) {
+	return w.store.RetryWebhookDelivery(ctx, webhookID, id, w.enqueue)
+}
+
+// enqueue inserts the jobs of deliveries in tx (db.EnqueueDeliveries).
+func (w *Deliveries) enqueue(ctx context.Context, tx *sql.Tx, jobs []db.DeliveryJob) error {
+	return w.queue.InsertTx(ctx, tx, jobArgs(jobs)...)
+}
+
+func jobArgs(jobs []db.DeliveryJob) []river.JobArgs {
+	args := make([]river.JobArgs, len(jobs))
+	for i, j := range jobs {
+		args[i] = deliveryArgs{DeliveryID: j.DeliveryID, Generation: j.Generation}
 	}
-	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	q := &Queue{client: client, store: cfg.Store, logger: logger, cancel: cancel, done: make(chan struct{})}
-	go q.rescue(rctx)
-	return q, nil
+	return args
 }
-
-// rescue makes jobs cut off by a crash available again, at once and then
-// every RescueEvery, until ctx ends.
-func (q *Queue) rescue(ctx context.Context) {
-	defer close(q.done)
-	t := time.NewTicker(RescueEvery)
-	defer t.Stop()
-	for {
-		n, err := q.store.RescueWebhookJobs(ctx, RescueAfter)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			q.logger.Warn("webhooks: rescue of stuck deliveries failed", "err", err)
-		case n > 0:
-			q.logger.Info("webhooks: deliveries cut off by a crash queued again", "jobs", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// Stop stops taking new attempts and waits for the running ones until ctx
-// ends, then cancels what still runs (its deliveries are attempted again
-// later, here or on another instance). Stopping twice is fine.
-func (q *Queue) Stop(ctx context.Context) error {
-	var err error
-	q.once.Do(func() {
-		q.cancel()
-		<-q.done
-		if err = q.client.Stop(ctx); err != nil && errors.Is(err, ctx.Err()) {
-			cctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			defer cancel()
-			err = errors.Join(err, q.client.StopAndCancel(cctx))
-		}
-	})
-	return err
-}
-
-// warnings passes on only River's warnings and errors: its info lines
-// (a job snoozed, a queue started) would be one per attempt.
-type warnings struct{ slog.Handler }
-
-func (w warnings) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= slog.LevelWarn && w.Handler.Enabled(ctx, l)
-}
-
-func (w warnings) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return warnings{w.Handler.WithAttrs(attrs)}
-}
-
-func (w warnings) WithGroup(name string) slog.Handler { return warnings{w.Handler.WithGroup(name)} }

@@ -13,6 +13,7 @@ import (
 	"petstore/db"
 	"petstore/db/dbtest"
 	"petstore/web/openapi"
+	"petstore/web/queue"
 )
 
 // hit is one request a test receiver got.
@@ -55,15 +56,19 @@ func (r *recorder) got() []hit {
 	return append([]hit(nil), r.hits...)
 }
 
-// startQueue runs the queue on s until the test ends, with a schedule of
-// 100 ms waits.
-func startQueue(t *testing.T, s *db.Store) {
+// startQueue runs a queue working the deliveries on s until the test
+// ends, with a schedule of 100 ms waits.
+func startQueue(t *testing.T, s *db.Store) *Deliveries {
 	t.Helper()
-	q, err := Start(context.Background(), Config{
-		Store: s, Now: s.Now, AllowPrivate: true, PollInterval: 50 * time.Millisecond,
+	q := queue.New(s, queue.Config{PollInterval: 50 * time.Millisecond})
+	d, err := New(q, Config{
+		Store: s, Now: s.Now, AllowPrivate: true,
 		Schedule: []time.Duration{100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond},
 	})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -73,6 +78,7 @@ func startQueue(t *testing.T, s *db.Store) {
 			t.Errorf("stop queue: %v", err)
 		}
 	})
+	return d
 }
 
 // waitDelivery waits until the endpoint's newest delivery is no longer
@@ -167,8 +173,8 @@ func TestQueueFailsTwiceThenSucceeds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		startQueue(t, s)
-		if _, err := s.QueueWebhookTest(ctx, w.ID); err != nil {
+		deliveries := startQueue(t, s)
+		if _, err := deliveries.Test(ctx, w.ID); err != nil {
 			t.Fatal(err)
 		}
 		d := waitDelivery(t, s, w.ID)
