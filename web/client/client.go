@@ -87,11 +87,13 @@ func (r refusals) Do(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// unwrapURL returns a context's error as itself (not inside *url.Error),
-// so err == context.DeadlineExceeded holds as well as errors.Is.
+// unwrapURL returns a context's error, or the transport's own *Error, as
+// itself (not inside *url.Error), so err == context.DeadlineExceeded
+// holds as well as errors.Is.
 func unwrapURL(err error) error {
 	var ue *url.Error
-	if errors.As(err, &ue) && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+	var e *Error
+	if errors.As(err, &ue) && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &e)) {
 		return ue.Err
 	}
 	return err

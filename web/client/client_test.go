@@ -194,3 +194,28 @@ func TestValidationError(t *testing.T) {
 		}
 	})
 }
+
+// A key whose day is used up: the transport does not wait for midnight
+// and does not send (a 429 would be a strike toward a ban); it answers a
+// 429 *Error of its own saying when the window resets.
+func TestDayUsedUpIsNotSent(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		a := ht.NewOn(t, open)
+		key, _ := a.IssueKey("daily", db.RoleCustomer, db.PlanEnterprise, 100, 3)
+		sent := &counting{}
+		c := newClient(t, a.Listen(), key, onServerClock(a, &client.Transport{Base: sent}))
+		for range 3 {
+			if _, err := c.ListPetsWithResponse(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := c.ListPetsWithResponse(context.Background(), nil)
+		var e *client.Error
+		if !errors.As(err, &e) || !errors.Is(err, client.ErrRateLimited) || e.RetryAfter < time.Hour {
+			t.Fatalf("err = %v (%+v), want a 429 *client.Error with hours to wait", err, e)
+		}
+		if n := sent.sends.Load(); n != 3 {
+			t.Fatalf("%d sends, want 3", n)
+		}
+	})
+}

@@ -161,28 +161,40 @@ func (t *Transport) backoff(n int) time.Duration {
 }
 
 // pace waits, when the last answers said the window is used up, until it
-// resets; otherwise it takes one of the remaining units.
+// resets (every caller sharing the transport waits alike); otherwise it
+// takes one of the remaining units. A reset further away than
+// MaxRetryAfter (the day's window) is not waited for: the request is not
+// sent and a 429 *Error (ErrRateLimited) says when the window resets.
 func (t *Transport) pace(ctx context.Context) error {
 	if t.NoPacing {
 		return nil
 	}
-	t.mu.Lock()
-	if !t.known {
+	for {
+		t.mu.Lock()
+		if !t.known || t.remaining > 0 {
+			if t.known {
+				t.remaining--
+			}
+			t.mu.Unlock()
+			return nil
+		}
+		wait := t.resetAt.Sub(t.now())
+		if wait <= 0 {
+			t.known = false // the next answer tells the new window's state
+			t.mu.Unlock()
+			return nil
+		}
+		if wait > orDefault(t.MaxRetryAfter, 65*time.Second) {
+			t.mu.Unlock()
+			// Sending would only earn a 429 and, repeated, a ban.
+			return &Error{Code: "rate_limited", Status: http.StatusTooManyRequests, RetryAfter: wait,
+				Message: "The key's limit is used up until its window resets; the request was not sent."}
+		}
 		t.mu.Unlock()
-		return nil
+		if err := t.sleep(ctx, wait); err != nil {
+			return err
+		}
 	}
-	if t.remaining > 0 {
-		t.remaining--
-		t.mu.Unlock()
-		return nil
-	}
-	wait := t.resetAt.Sub(t.now())
-	t.known = false // the next answer tells the new window's state
-	t.mu.Unlock()
-	if wait <= 0 {
-		return nil
-	}
-	return t.sleep(ctx, wait)
 }
 
 // observe keeps the binding window's state from an answer's headers: the
