@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	mathrand "math/rand/v2"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -25,7 +26,9 @@ import (
 //   - never retries any other answer: a ban (403 api_key_banned) and every
 //     other 4xx come back at once;
 //   - gives every POST an Idempotency-Key (unless it has one), the same on
-//     every retry, so a retried order is the same order (SPEC §5).
+//     every retry, so a retried order is the same order (SPEC §5); the
+//     catalog import, which the API does not key, is retried only when it
+//     was never sent.
 //
 // The context's deadline wins over every wait. A Transport is safe for
 // concurrent use; share one per API key (its pacing is the key's).
@@ -95,7 +98,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	if req.Method == http.MethodPost && req.Header.Get("Idempotency-Key") == "" {
+	keyed := keysIdempotency(req)
+	if keyed && req.Method == http.MethodPost && req.Header.Get("Idempotency-Key") == "" {
 		req = req.Clone(ctx)
 		req.Header.Set("Idempotency-Key", rand.Text())
 	}
@@ -117,7 +121,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				return nil, ctx.Err()
 			}
 			failures++
-			if failures >= maxAttempts || time.Since(start) >= maxElapsed {
+			if failures >= maxAttempts || time.Since(start) >= maxElapsed || (!keyed && !neverSent(err)) {
 				return nil, fmt.Errorf("petstore: %d attempts: %w", failures, err)
 			}
 			if err := t.sleep(ctx, t.backoff(failures)); err != nil {
@@ -150,6 +154,21 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return resp, nil
 		}
 	}
+}
+
+// keysIdempotency reports whether sending req twice does what sending it
+// once does: every method but POST, and every POST but the catalog import
+// (POST /pets/import), the one POST the API does not key (SPEC §5, §18).
+// The import is not given a key, and a connection failure retries it only
+// when it was never sent (the dial failed).
+func keysIdempotency(req *http.Request) bool {
+	return req.Method != http.MethodPost || !strings.HasSuffix(strings.TrimSuffix(req.URL.Path, "/"), "/pets/import")
+}
+
+// neverSent reports whether a send failed before the connection existed.
+func neverSent(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // backoff is the wait before retry n (1, 2, …): full jitter, a uniform
