@@ -27,8 +27,9 @@ install: ## go install petstore into GOBIN, else GOPATH/bin (usually ~/go/bin), 
 	@echo "installed $$($(GO) env GOBIN | grep . || echo $$($(GO) env GOPATH)/bin)/petstore"
 
 .PHONY: generate
-generate: ## regenerate the templ views (*_templ.go)
+generate: ## regenerate the templ views (*_templ.go) and the API client (web/client/petstoreapi)
 	$(GO) tool templ generate
+	$(GO) tool oapi-codegen -config web/client/petstoreapi/oapi-codegen.yaml web/openapi/openapi.yaml
 
 # The race detector watches everything. Leaving modernc.org/sqlite
 # uninstrumented (-gcflags='modernc.org/...=-race=false') made make test
@@ -56,10 +57,12 @@ SWEEPS := ^(TestSweep.*|TestRefusedBodyAnswerArrivesEveryTime)$$
 SOAKS := ^(TestPlansHoldWithoutFreshStatistics|TestExportStreamsAMillionOrders)$$
 
 .PHONY: test
-test: ## gofmt check, templ freshness check, go vet, staticcheck, go test -race (the sweeps without -race; the soak tests are test-soak's)
+test: ## gofmt check, templ and client freshness checks, go vet, staticcheck, go test -race (the sweeps without -race; the soak tests are test-soak's)
 	@echo "== gofmt"; out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@echo "== templ freshness"; $(GO) tool templ generate >/dev/null 2>&1 || $(GO) tool templ generate; \
 	  stale=$$(git status --porcelain -- '*_templ.go'); if [ -n "$$stale" ]; then echo "generated templ files are stale or uncommitted:"; echo "$$stale"; exit 1; fi
+	@echo "== client freshness"; $(GO) tool oapi-codegen -config web/client/petstoreapi/oapi-codegen.yaml web/openapi/openapi.yaml; \
+	  stale=$$(git status --porcelain -- web/client/petstoreapi); if [ -n "$$stale" ]; then echo "the generated API client is stale or uncommitted (make generate):"; echo "$$stale"; exit 1; fi
 	@echo "== go vet"; $(GO) vet ./...
 	@echo "== staticcheck"; $(MAKE) --no-print-directory staticcheck
 	@echo "== go test -race"; $(GO) test $(RACE) $(PARALLEL) -count=1 -timeout 20m -skip '$(SWEEPS)|$(SOAKS)' ./...

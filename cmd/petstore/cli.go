@@ -21,6 +21,10 @@ type command struct {
 	// createsDatabase: the command may make a new database at the default
 	// path (see runner.checkDefaultDatabase).
 	createsDatabase bool
+	// remote: the command talks to a server, never to a database.
+	remote bool
+	// interleaved: flags may follow the operands (petstore api GET /pets --all).
+	interleaved bool
 	// define declares the command's flags on fs and returns its work,
 	// which reads them once they are parsed.
 	define func(fs *flag.FlagSet) action
@@ -47,6 +51,15 @@ var commands = []*command{
 		synopsis: "--username U [--role admin|clerk] [--password-stdin]",
 		summary:  "create a staff user (an admin unless --role clerk); prints a generated password last unless one comes on stdin",
 		define:   defineStaffCreate,
+	},
+	{
+		name:        "api",
+		synopsis:    "[--url URL] [--key KEY] METHOD PATH [--data JSON|@file] [--all]",
+		summary:     "call any API operation through the Go client (paced, retried); prints the JSON answer; exit 1 on a 4xx, 2 on a 5xx or retries exhausted",
+		operands:    []string{"METHOD", "PATH"},
+		interleaved: true,
+		remote:      true,
+		define:      defineAPI,
 	},
 }
 
@@ -126,19 +139,27 @@ func parseArgs(args []string, stdout io.Writer) (*command, action, []string, err
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // the errors and the usage are written by main
 	act := c.define(fs)
-	if err := fs.Parse(rest); errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, c.help(fs))
-		return nil, nil, nil, nil
-	} else if err != nil {
-		return nil, nil, nil, &usageError{c.name + ": " + err.Error(), c.help(fs)}
+	var operands []string
+	for {
+		if err := fs.Parse(rest); errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, c.help(fs))
+			return nil, nil, nil, nil
+		} else if err != nil {
+			return nil, nil, nil, &usageError{c.name + ": " + err.Error(), c.help(fs)}
+		}
+		if !c.interleaved || fs.NArg() == 0 {
+			operands = append(operands, fs.Args()...)
+			break
+		}
+		operands, rest = append(operands, fs.Arg(0)), fs.Args()[1:]
 	}
-	switch n := fs.NArg(); {
+	switch n := len(operands); {
 	case n > len(c.operands):
-		return nil, nil, nil, &usageError{fmt.Sprintf("%s: unexpected argument %q", c.name, fs.Arg(len(c.operands))), c.help(fs)}
+		return nil, nil, nil, &usageError{fmt.Sprintf("%s: unexpected argument %q", c.name, operands[len(c.operands)]), c.help(fs)}
 	case n < len(c.operands):
 		return nil, nil, nil, &usageError{fmt.Sprintf("%s: give the %s", c.name, c.operands[n]), c.help(fs)}
 	}
-	return c, act, fs.Args(), nil
+	return c, act, operands, nil
 }
 
 // hasGroup reports whether some command's name starts with group ("keys ").

@@ -28,6 +28,11 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
+	var ae *apiExit
+	if errors.As(err, &ae) {
+		_, _ = stderr.Write(ae.stderr)
+		return ae.code
+	}
 	fmt.Fprintln(stderr, "petstore:", err)
 	var ue *usageError
 	if errors.As(err, &ue) {
@@ -60,6 +65,7 @@ type runner struct {
 	now    func() time.Time
 	stdin  io.Reader
 	stdout io.Writer
+	getenv func(string) string
 }
 
 // run is main without the process: tests call it, with a clock of their
@@ -80,6 +86,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, now fun
 		now:    now,
 		stdin:  stdin,
 		stdout: stdout,
+		getenv: getenv,
+	}
+	if c.remote {
+		return act(ctx, r, operands)
 	}
 	if err := r.checkDefaultDatabase(c.createsDatabase); err != nil {
 		return err
