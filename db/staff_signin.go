@@ -90,3 +90,16 @@ func (s *Store) AuditSignInFailure(ctx context.Context, o Origin, username strin
 	ch.Set("reason", nil, reason)
 	return s.Audit(WithOrigin(ctx, o), "signin.failure", target, ch)
 }
+
+// AuditPasswordCheckFailure records that the signed-in user u (ctx's
+// origin) gave a wrong current password where a form asks for it (form:
+// "password_change", "2fa_off"), and why (reason: "password", "locked"),
+// in a transaction of its own (action staff.password_failure): these
+// checks count toward the sign-in lockout, and a picked-up console
+// searching for the password leaves a trail.
+func (s *Store) AuditPasswordCheckFailure(ctx context.Context, u *StaffUser, form, reason string) error {
+	ch := Changes{}
+	ch.Set("form", nil, form)
+	ch.Set("reason", nil, reason)
+	return s.Audit(ctx, "staff.password_failure", TargetID("staff", u.ID), ch)
+}
