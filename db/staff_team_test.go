@@ -303,12 +303,12 @@ func TestStaffTwoFactor(t *testing.T) {
 			t.Fatal("a code was accepted with 2FA off")
 		}
 		// Turning it on needs a current code.
-		_, err = s.EnableStaffTwoFactor(ctx, u.ID, key.Secret(), code(clk.Now().Add(-5*time.Minute)))
+		_, err = s.EnableStaffTwoFactor(ctx, u.ID, key.Secret(), code(clk.Now().Add(-5*time.Minute)), "")
 		wantCode(t, err, db.EValidationFailed)
-		_, err = s.EnableStaffTwoFactor(ctx, u.ID, key.Secret(), "12345x")
+		_, err = s.EnableStaffTwoFactor(ctx, u.ID, key.Secret(), "12345x", "")
 		wantCode(t, err, db.EValidationFailed)
 		first := code(clk.Now())
-		recovery, err := s.EnableStaffTwoFactor(ctx, u.ID, key.Secret(), first)
+		recovery, err := s.EnableStaffTwoFactor(ctx, u.ID, key.Secret(), first, "")
 		if err != nil {
 			t.Fatal(err)
 		}
