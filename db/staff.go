@@ -151,7 +151,7 @@ func invisible(r rune) bool {
 // aside ("Admin" is "admin"): the name upper-cased, then lower-cased, a
 // character at a time, so every case of a letter meets in one (σ, ς and
 // Σ; k and the Kelvin sign). The unique index staff_users_username_nocase
-// holds it. (Migration 00017 filled it for the users made before with
+// holds it. (Migration 00018 filled it for the users made before with
 // SQL's lower(), A to Z only: the same key for any name of those letters;
 // insertStaffUser compares every name by usernameKey besides.)
 func usernameKey(username string) string {

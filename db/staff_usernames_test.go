@@ -82,7 +82,7 @@ func TestStaffUsernamesAtOnce(t *testing.T) {
 	})
 }
 
-// TestUsernameKeyMigration: migration 00017 keys the users there are;
+// TestUsernameKeyMigration: migration 00018 keys the users there are;
 // users already named alike letter case aside all keep their names and
 // sign-ins (nobody is renamed or locked out), and no further name like
 // theirs is taken.
@@ -94,7 +94,7 @@ func TestUsernameKeyMigration(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		if err := s.MigrateUpTo(ctx, 16); err != nil {
+		if err := s.MigrateUpTo(ctx, 17); err != nil {
 			t.Fatal(err)
 		}
 		for _, name := range []string{"admin", "Admin", "bob"} {
@@ -130,7 +130,7 @@ func TestUsernameKeyMigration(t *testing.T) {
 	})
 }
 
-// TestAuditAnonymousMigration: migration 00016 (SQLite copies the table to
+// TestAuditAnonymousMigration: migration 00017 (SQLite copies the table to
 // change its CHECK) keeps every entry, and ids go on after the highest
 // ever given, even one housekeeping deleted.
 func TestAuditAnonymousMigration(t *testing.T) {
@@ -141,7 +141,7 @@ func TestAuditAnonymousMigration(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		if err := s.MigrateUpTo(ctx, 15); err != nil {
+		if err := s.MigrateUpTo(ctx, 16); err != nil {
 			t.Fatal(err)
 		}
 		for _, actor := range []string{"staff", "key", "cli"} {
