@@ -9,12 +9,17 @@ import (
 )
 
 // Actor types of the audit log (SPEC §16): a signed-in staff user, an API
-// key with the staff role, or the command line.
+// key with the staff role, or the command line; and anonymous, someone
+// not signed in: a failed sign-in, whose username is only what was typed.
 const (
-	ActorStaff = "staff"
-	ActorKey   = "key"
-	ActorCLI   = "cli"
+	ActorStaff     = "staff"
+	ActorKey       = "key"
+	ActorCLI       = "cli"
+	ActorAnonymous = "anonymous"
 )
+
+// ActorTypes are the actor types, as a filter of the audit log takes them.
+var ActorTypes = []string{ActorStaff, ActorKey, ActorCLI, ActorAnonymous}
 
 // Actor is who made a change: its type, its id (the staff user's or the
 // key's, none for the command line) and a name to show.
@@ -42,6 +47,10 @@ func CLIActor(name string) Actor {
 	}
 	return Actor{Type: ActorCLI, Name: name}
 }
+
+// AnonymousActor is the actor of someone not signed in (a failed sign-in):
+// never a staff user's, whatever username was typed.
+func AnonymousActor() Actor { return Actor{Type: ActorAnonymous, Name: ActorAnonymous} }
 
 // Origin is where a change comes from: the actor, and the request that
 // carried it (its id and the client's address), none for the command line.

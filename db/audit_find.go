@@ -3,6 +3,8 @@ package db
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -43,10 +45,8 @@ func (f AuditFilter) Validate() error {
 			p.Add(fv.field, "must be at most %d characters", maxAuditFilterLen)
 		}
 	}
-	switch f.ActorType {
-	case "", ActorStaff, ActorKey, ActorCLI:
-	default:
-		p.Add("actorType", "must be one of staff, key, cli")
+	if f.ActorType != "" && !slices.Contains(ActorTypes, f.ActorType) {
+		p.Add("actorType", "must be one of %s", strings.Join(ActorTypes, ", "))
 	}
 	if f.ActorID != "" && f.ActorType == "" {
 		p.Add("actorId", "needs actorType")

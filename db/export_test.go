@@ -9,8 +9,12 @@ import (
 )
 
 // MigrateUpTo applies the migrations up to version, for tests that start
-// from an older schema.
+// from an older schema: River's first, all of them, as Migrate does (our
+// triggers name its tables).
 func (s *Store) MigrateUpTo(ctx context.Context, version int64) error {
+	if err := s.migrateQueue(ctx); err != nil {
+		return err
+	}
 	root, err := migrationsFS()
 	if err != nil {
 		return err

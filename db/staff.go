@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // StaffUser can log in to the console.
@@ -53,23 +54,35 @@ func (s *Store) CreateStaffUser(ctx context.Context, username, passwordHash stri
 	return s.AddStaffUser(ctx, NewStaffUser{Username: username, Role: RoleAdmin, PasswordHash: passwordHash})
 }
 
+// errUsernameTaken refuses a username another user has, letter case aside.
+var errUsernameTaken = Invalid("username", "is taken")
+
 // insertStaffUser writes a console user whose username and role were
-// checked. Errors: validation_failed (taken).
+// checked. Errors: validation_failed (taken, letter case aside).
 func (tx *Tx) insertStaffUser(ctx context.Context, in NewStaffUser) (*StaffUser, error) {
 	u := StaffUser{Username: in.Username, PasswordHash: in.PasswordHash, Role: in.Role, CreatedAt: tx.now, MustChangePassword: in.OneTime}
 	if u.Role == "" {
 		u.Role = RoleAdmin
 	}
-	var n int
-	if err := tx.get(ctx, &n, `SELECT count(*) FROM staff_users WHERE username = $1`, in.Username); err != nil {
+	// Taken by any name that is the same letter case aside: every name is
+	// compared (a team is small), those made before the keys were kept
+	// too; the unique index on the key settles two made at once.
+	key := usernameKey(in.Username)
+	var names []string
+	if err := tx.sel(ctx, &names, `SELECT username FROM staff_users`); err != nil {
 		return nil, fmt.Errorf("check username: %w", err)
 	}
-	if n > 0 {
-		return nil, Invalid("username", "is taken")
+	for _, name := range names {
+		if usernameKey(name) == key {
+			return nil, errUsernameTaken
+		}
 	}
-	err := tx.get(ctx, &u.ID, `INSERT INTO staff_users (username, password_hash, role, must_change_password, created_at)
-		VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-		u.Username, u.PasswordHash, u.Role, u.MustChangePassword, u.CreatedAt)
+	err := tx.get(ctx, &u.ID, `INSERT INTO staff_users (username, username_key, password_hash, role, must_change_password, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+		u.Username, key, u.PasswordHash, u.Role, u.MustChangePassword, u.CreatedAt)
+	if isUniqueViolation(err) {
+		return nil, errUsernameTaken
+	}
 	if err != nil {
 		return nil, fmt.Errorf("create staff user: %w", err)
 	}
@@ -94,14 +107,55 @@ func (s *Store) FindStaffUserByID(ctx context.Context, id int64) (*StaffUser, er
 	return findOne[StaffUser](ctx, s.get, "staff user", errNoSuchUser, staffUserQuery+`WHERE id = $1`, id)
 }
 
-// CheckUsername trims a console username and checks it the way
-// CreateStaffUser does (1 to 100 characters, valid UTF-8, no control
-// characters), so that a sign-in can refuse a malformed name before any
-// database work. Errors: validation_failed.
+// CheckUsername trims a console username and checks it as any name (1 to
+// 100 characters, valid UTF-8, no control characters), so that a sign-in
+// can refuse a malformed name before any database work. A name a user is
+// created with is held to CheckNewUsername's stricter rule; a sign-in
+// takes the names users were created with before it. Errors:
+// validation_failed.
 func CheckUsername(username string) (string, error) {
 	var p Problems
 	checkName(&p, "username", &username)
 	return username, p.Err()
+}
+
+// CheckNewUsername trims a username a user is created with and checks it:
+// CheckUsername's rule, and no invisible character (a format character,
+// such as the right-to-left override that makes "nimda" read "admin", a
+// zero-width space or a byte order mark; a line or paragraph separator; a
+// private-use or unassigned code point). Whether it is taken, letter case
+// aside, is insertStaffUser's to say. Errors: validation_failed.
+func CheckNewUsername(username string) (string, error) {
+	username, err := CheckUsername(username)
+	if err != nil {
+		return username, err
+	}
+	if strings.IndexFunc(username, invisible) >= 0 {
+		return username, Invalid("username", "must not contain invisible or direction-changing characters")
+	}
+	return username, nil
+}
+
+// invisible reports whether r is a character a name must not hold: of
+// Unicode's "other" category (control and format characters, such as the
+// bidirectional overrides and isolates and the zero-width characters;
+// private-use, surrogate and unassigned code points), or a line or
+// paragraph separator. (Go's tables name the unassigned Cn, within C; a
+// code point in none of the categories is unassigned too.)
+func invisible(r rune) bool {
+	return unicode.In(r, unicode.C, unicode.Zl, unicode.Zp) ||
+		!unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z)
+}
+
+// usernameKey is what makes two usernames the same user's, letter case
+// aside ("Admin" is "admin"): the name upper-cased, then lower-cased, a
+// character at a time, so every case of a letter meets in one (σ, ς and
+// Σ; k and the Kelvin sign). The unique index staff_users_username_nocase
+// holds it. (Migration 00018 filled it for the users made before with
+// SQL's lower(), A to Z only: the same key for any name of those letters;
+// insertStaffUser compares every name by usernameKey besides.)
+func usernameKey(username string) string {
+	return strings.ToLower(strings.ToUpper(username))
 }
 
 // RecordLoginAttempt records a sign-in attempt of username from ip as a

@@ -105,10 +105,13 @@ func newRecoveryCodes() ([]string, error) {
 
 // EnableStaffTwoFactor turns two-factor sign-in on for user id with
 // secret (NewTOTPKey's, which the user's app now holds), once code shows
-// the app has it: the code's step counts as used. It returns the user's
-// new recovery codes, to be shown this once (staff.2fa_on). Errors:
+// the app has it: the code's step counts as used. It ends the user's
+// sessions but keep (the session id of the user turning theirs on): a
+// sign-in made with the password alone, perhaps by whoever the second
+// factor is meant to stop, does not outlive it. It returns the user's new
+// recovery codes, to be shown this once (staff.2fa_on). Errors:
 // not_found, validation_failed (field "code": not a current code).
-func (s *Store) EnableStaffTwoFactor(ctx context.Context, id int64, secret, code string) ([]string, error) {
+func (s *Store) EnableStaffTwoFactor(ctx context.Context, id int64, secret, code, keep string) ([]string, error) {
 	step, ok := totpStep(secret, NormalizeCode(code), s.Now())
 	if !ok {
 		return nil, Invalid("code", "is not the code your app shows now")
@@ -137,6 +140,9 @@ func (s *Store) EnableStaffTwoFactor(ctx context.Context, id int64, secret, code
 		if _, err := tx.exec(ctx, `INSERT INTO staff_recovery_codes (staff_user_id, code_hash) VALUES ($1, $2)`, id, HashKey(NormalizeCode(c))); err != nil {
 			return nil, fmt.Errorf("store recovery code: %w", err)
 		}
+	}
+	if err := tx.endSessions(ctx, id, keep); err != nil {
+		return nil, err
 	}
 	ch := Changes{}
 	ch.Set("twoFactor", u.TwoFactor(), true)

@@ -72,26 +72,34 @@ func (s *Store) StartStaffSession(ctx context.Context, in SignIn) (string, error
 // ErrStaffDisabled refuses a disabled user's sign-in.
 var ErrStaffDisabled = Errorf(EForbidden, "This account is disabled. Ask an admin to enable it.")
 
-// SignInFailureActor is the actor of a failed sign-in (SPEC §16): the
-// username tried, with the user's id when there is such a user.
-func SignInFailureActor(username string, u *StaffUser) Actor {
-	a := Actor{Type: ActorStaff, Name: username}
-	if u != nil {
-		a.ID = StaffActor(u.ID, u.Username).ID
-	}
-	return a
-}
-
 // AuditSignInFailure records a refused sign-in of username (u when there
 // is such a user) made from o's request, and why (reason: "password",
-// "code", "locked", "disabled"), in a transaction of its own.
+// "code", "locked", "disabled"), in a transaction of its own. Its actor is
+// anonymous (SPEC §16's actor is who made a change, and whoever typed
+// the username is not known to be that user): the username typed is the
+// entry's data (changes: username), and the user, when there is one, its
+// target, so that a stranger's guesses are never filed under a real user.
 func (s *Store) AuditSignInFailure(ctx context.Context, o Origin, username string, u *StaffUser, reason string) error {
-	o.Actor = SignInFailureActor(username, u)
+	o.Actor = AnonymousActor()
 	target := Target{Type: "staff"}
 	if u != nil {
 		target = TargetID("staff", u.ID)
 	}
 	ch := Changes{}
+	ch.Set("username", nil, username)
 	ch.Set("reason", nil, reason)
 	return s.Audit(WithOrigin(ctx, o), "signin.failure", target, ch)
+}
+
+// AuditPasswordCheckFailure records that the signed-in user u (ctx's
+// origin) gave a wrong current password where a form asks for it (form:
+// "password_change", "2fa_off"), and why (reason: "password", "locked"),
+// in a transaction of its own (action staff.password_failure): these
+// checks count toward the sign-in lockout, and a picked-up console
+// searching for the password leaves a trail.
+func (s *Store) AuditPasswordCheckFailure(ctx context.Context, u *StaffUser, form, reason string) error {
+	ch := Changes{}
+	ch.Set("form", nil, form)
+	ch.Set("reason", nil, reason)
+	return s.Audit(ctx, "staff.password_failure", TargetID("staff", u.ID), ch)
 }

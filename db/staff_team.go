@@ -48,7 +48,7 @@ var errLastAdmin = Errorf(ELastAdmin, "This is the last enabled admin: make anot
 // AddStaffUser adds a console user and audits it (staff.create). Errors:
 // validation_failed (bad or taken username, unknown role).
 func (s *Store) AddStaffUser(ctx context.Context, in NewStaffUser) (*StaffUser, error) {
-	username, err := CheckUsername(in.Username)
+	username, err := CheckNewUsername(in.Username)
 	if err != nil {
 		return nil, err
 	}

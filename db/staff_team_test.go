@@ -303,12 +303,12 @@ func TestStaffTwoFactor(t *testing.T) {
 			t.Fatal("a code was accepted with 2FA off")
 		}
 		// Turning it on needs a current code.
-		_, err = s.EnableStaffTwoFactor(ctx, u.ID, key.Secret(), code(clk.Now().Add(-5*time.Minute)))
+		_, err = s.EnableStaffTwoFactor(ctx, u.ID, key.Secret(), code(clk.Now().Add(-5*time.Minute)), "")
 		wantCode(t, err, db.EValidationFailed)
-		_, err = s.EnableStaffTwoFactor(ctx, u.ID, key.Secret(), "12345x")
+		_, err = s.EnableStaffTwoFactor(ctx, u.ID, key.Secret(), "12345x", "")
 		wantCode(t, err, db.EValidationFailed)
 		first := code(clk.Now())
-		recovery, err := s.EnableStaffTwoFactor(ctx, u.ID, key.Secret(), first)
+		recovery, err := s.EnableStaffTwoFactor(ctx, u.ID, key.Secret(), first, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -444,8 +444,10 @@ func TestStaffSignIn(t *testing.T) {
 		rows := auditRows(t, s)
 		want := []auditRow{
 			{Action: "signin.success", ActorType: "staff", ActorID: itoa(u.ID), ActorName: "gus", TargetType: "staff", TargetID: itoa(u.ID), Changes: "{}", RequestID: "req-9", IP: "192.0.2.9"},
-			{Action: "signin.failure", ActorType: "staff", ActorID: itoa(u.ID), ActorName: "gus", TargetType: "staff", TargetID: itoa(u.ID), Changes: `{"reason":[null,"code"]}`, RequestID: "req-9", IP: "192.0.2.9"},
-			{Action: "signin.failure", ActorType: "staff", ActorName: "nobody", TargetType: "staff", Changes: `{"reason":[null,"password"]}`, RequestID: "req-9", IP: "192.0.2.9"},
+			// A failure's actor is anonymous, never the user whose name was
+			// typed: the name is its data, the user (if any) its target.
+			{Action: "signin.failure", ActorType: "anonymous", ActorName: "anonymous", TargetType: "staff", TargetID: itoa(u.ID), Changes: `{"reason":[null,"code"],"username":[null,"gus"]}`, RequestID: "req-9", IP: "192.0.2.9"},
+			{Action: "signin.failure", ActorType: "anonymous", ActorName: "anonymous", TargetType: "staff", Changes: `{"reason":[null,"password"],"username":[null,"nobody"]}`, RequestID: "req-9", IP: "192.0.2.9"},
 		}
 		if len(rows) != len(want) {
 			t.Fatalf("audit rows %+v", rows)

@@ -98,7 +98,7 @@ func (e *auditEnv) twoFactorOn(userID int64) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if _, err := e.a.Store.EnableStaffTwoFactor(context.Background(), userID, secret, code); err != nil {
+	if _, err := e.a.Store.EnableStaffTwoFactor(context.Background(), userID, secret, code, ""); err != nil {
 		e.t.Fatal(err)
 	}
 }

@@ -117,7 +117,6 @@ func TestOrdersExport(t *testing.T) {
 		if got := rows[2]; got[8] != "cancelled" || got[10] != "" || got[11] != "" {
 			t.Errorf("the API's cancelled order = %q, want status cancelled and no customer", got)
 		}
-
 		// Two days: the day before too.
 		from := day.AddDate(0, 0, -1).Format(time.DateOnly)
 		r = a.Do(handlerstest.Req{Method: "GET", Path: "/api/store/orders/export?from=" + from + "&to=" + d, Key: a.Staff}).Want(t, http.StatusOK)
@@ -134,6 +133,17 @@ func TestOrdersExport(t *testing.T) {
 		if len(entries) != 2 || entries[0].Action != db.AuditOrderExport || entries[0].Actor != db.KeyActor(staffKey.ID, staffKey.Name) ||
 			entries[0].Target != (db.Target{Type: "orders", ID: d + "/" + d}) || entries[1].Target.ID != from+"/"+d {
 			t.Errorf("audit entries = %+v", entries)
+		}
+
+		// OWASP's separator case: Excel in a semicolon locale splits the
+		// line at each ;, so a dangerous character after one is neutralised
+		// too.
+		if _, err := a.Store.DB().ExecContext(context.Background(), `UPDATE checkouts SET name = $1 WHERE email = 'eve@example.com'`, ";=1+1;"); err != nil {
+			t.Fatal(err)
+		}
+		r = a.Do(handlerstest.Req{Method: "GET", Path: "/api/store/orders/export?from=" + d + "&to=" + d, Key: a.Staff}).Want(t, http.StatusOK)
+		if got := readCSV(t, r.Body)[1][10]; got != ";'=1+1;" || strings.Contains(string(r.Body), ";=") {
+			t.Errorf("customerName = %q, want ;'=1+1; (the formula after the separator neutralised)", got)
 		}
 	})
 }

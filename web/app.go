@@ -11,7 +11,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"net/netip"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -31,7 +33,8 @@ type AppOptions struct {
 	Prepare func(c *fiber.Ctx)
 	// Metrics, when set, measures every request.
 	Metrics *Metrics
-	// Proxies are the peers whose X-Forwarded-Proto is believed (Transport).
+	// Proxies are the peers whose X-Forwarded-Proto (Transport) and
+	// X-Request-Id (requestID) are believed.
 	Proxies ratelimit.TrustedProxies
 	// Load, when set, counts the requests being answered (streams apart)
 	// for background work that gives way to them.
@@ -72,7 +75,7 @@ func NewApp(o AppOptions) (*fiber.App, *Routes) {
 	})
 	routes := &Routes{app: app}
 	app.Server().HeaderReceived = routes.HeaderReceived
-	app.Use(requestID)
+	app.Use(requestID(o.Proxies))
 	app.Use(Transport(o.Proxies))
 	app.Use(Observe(o.Logger, o.Metrics))
 	if o.Load != nil {
@@ -88,26 +91,46 @@ type requestIDLocal struct{}
 
 var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
-// requestID reuses a sane incoming X-Request-Id or makes one, and echoes it.
-func requestID(c *fiber.Ctx) error {
-	SetRequestID(c)
-	return c.Next()
+// requestID gives the request its id and echoes it in X-Request-Id. A sane
+// incoming X-Request-Id is the id only when the peer is a trusted proxy
+// (TRUSTED_PROXIES: a load balancer that numbers requests): the id names
+// the request in the logs and in the audit log, where a client's say-so
+// could pass one request off as another. From any other peer the server
+// makes its own id, and a sane one the client sent is kept beside it in
+// the request's log line (clientRequestId), so the client's number can
+// still be followed.
+func requestID(proxies ratelimit.TrustedProxies) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		sent := c.Get(fiber.HeaderXRequestID)
+		if validRequestID.MatchString(sent) {
+			sent = strings.Clone(sent) // Fiber reuses the header's bytes
+			if peer, ok := netip.AddrFromSlice(c.Context().RemoteIP()); ok && proxies.Trusted(peer) {
+				setRequestID(c, sent)
+			} else {
+				LogAttrs(c, slog.String("clientRequestId", sent))
+			}
+		}
+		SetRequestID(c)
+		return c.Next()
+	}
 }
 
-// SetRequestID makes sure the request has an id; it is idempotent.
+// SetRequestID makes sure the request has an id, the server's own unless
+// the requestID middleware took a trusted proxy's; it is idempotent.
 func SetRequestID(c *fiber.Ctx) string {
 	if id, ok := c.Locals(requestIDLocal{}).(string); ok {
 		return id
 	}
-	id := c.Get(fiber.HeaderXRequestID)
-	if !validRequestID.MatchString(id) {
-		b := make([]byte, 12)
-		_, _ = rand.Read(b)
-		id = hex.EncodeToString(b)
-	}
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	id := hex.EncodeToString(b)
+	setRequestID(c, id)
+	return id
+}
+
+func setRequestID(c *fiber.Ctx, id string) {
 	c.Locals(requestIDLocal{}, id)
 	c.Set(fiber.HeaderXRequestID, id)
-	return id
 }
 
 // RequestID is the request's id.

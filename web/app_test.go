@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"petstore/web/ratelimit"
 )
 
 // The tests of this package build the app core as the product does
@@ -149,11 +151,11 @@ func jsonLogger() (*slog.Logger, *logBuffer) {
 var madeRequestID = regexp.MustCompile(`^[0-9a-f]{24}$`)
 
 // TestRequestID: every answer carries X-Request-Id, errors too (and the
-// Error object's requestId is the same id); a sane incoming id is kept so
-// a caller can follow its request through the logs, anything else is
-// replaced by a fresh one.
+// Error object's requestId is the same id); a sane incoming id from a
+// trusted proxy is kept so a caller can follow its request through the
+// logs, anything else is replaced by a fresh one.
 func TestRequestID(t *testing.T) {
-	app := newTestApp(t, AppOptions{}, func(r *Routes) {
+	app := newTestApp(t, AppOptions{Proxies: trust(t, "0.0.0.0")}, func(r *Routes) { // app.Test's peer
 		r.Add(route("GET", "/ok", func(c *fiber.Ctx) error { return c.SendString(RequestID(c)) }))
 	})
 	for _, tc := range []struct {
@@ -200,6 +202,58 @@ func TestRequestID(t *testing.T) {
 			t.Errorf("two requests got the same id %q", first)
 		}
 	})
+}
+
+// TestRequestIDFromClients: a peer that is not a trusted proxy never
+// names its request (the id is in the logs and the audit log): it gets
+// the server's own id, on answers and errors alike, and a sane id it sent
+// is logged beside it as clientRequestId.
+func TestRequestIDFromClients(t *testing.T) {
+	logger, logs := jsonLogger()
+	app := newTestApp(t, AppOptions{Logger: logger, Proxies: trust(t, "10.0.0.0/8")}, func(r *Routes) {
+		r.Add(route("GET", "/ok", func(c *fiber.Ctx) error { return c.SendString(RequestID(c)) }))
+	})
+	for _, tc := range []struct{ path, sent, logged string }{
+		{"/ok", "abc-123_X.y", "abc-123_X.y"},
+		{"/missing", "trace-42", "trace-42"},
+		{"/ok", "<script>", ""},
+		{"/ok", "", ""},
+	} {
+		a := get(t, app, tc.path, fiber.HeaderXRequestID, tc.sent)
+		got := a.Header.Get(fiber.HeaderXRequestID)
+		if !madeRequestID.MatchString(got) {
+			t.Errorf("%s, %q sent: X-Request-Id = %q, want the server's own (24 hex digits)", tc.path, tc.sent, got)
+		}
+		if a.Status != http.StatusOK {
+			if p := a.problem(t); p.RequestID != got {
+				t.Errorf("Error object requestId = %q, want X-Request-Id %q", p.RequestID, got)
+			}
+		} else if string(a.Body) != got {
+			t.Errorf("RequestID in the handler = %q, want the header's %q", a.Body, got)
+		}
+		var line map[string]any
+		for _, r := range logs.records(t) {
+			if r["requestId"] == got {
+				line = r
+			}
+		}
+		if line == nil {
+			t.Fatalf("no log line with requestId %s", got)
+		}
+		if logged, _ := line["clientRequestId"].(string); logged != tc.logged {
+			t.Errorf("%q sent: clientRequestId logged = %q, want %q", tc.sent, logged, tc.logged)
+		}
+	}
+}
+
+// trust is TRUSTED_PROXIES list.
+func trust(t *testing.T, list string) ratelimit.TrustedProxies {
+	t.Helper()
+	p, err := ratelimit.ParseTrustedProxies(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // TestSlowClientsCutOff: a client that trickles its request (slowloris),

@@ -79,6 +79,33 @@ func BadParam(param, format string, args ...any) error {
 	return e
 }
 
+// Busy is the refusal of work the server sheds while busy (a full line of
+// photo uploads waiting to be processed, SPEC §17): 503 unavailable with
+// Retry-After and the message given, as any 503, but logged as a warning:
+// nothing failed, so a flood of uploads does not fire an operator's
+// alerts on errors.
+func Busy(format string, args ...any) error {
+	return &busyError{db.Errorf(db.EUnavailable, format, args...)}
+}
+
+// busyError marks a Busy refusal; the coded error inside is the answer.
+type busyError struct{ err *db.Error }
+
+func (e *busyError) Error() string { return e.err.Error() }
+func (e *busyError) Unwrap() error { return e.err }
+
+// logLevel is the level a failed request is logged at: an error for a 5xx,
+// but for a Busy refusal, a warning; info for the rest.
+func logLevel(status int, err error) slog.Level {
+	switch {
+	case status < 500:
+		return slog.LevelInfo
+	case errors.As(err, new(*busyError)):
+		return slog.LevelWarn
+	}
+	return slog.LevelError
+}
+
 // Problem is the Error object of SPEC §2 as sent on the wire.
 type Problem struct {
 	Code      string          `json:"code"`
@@ -168,7 +195,12 @@ func ErrorHandler(logger *slog.Logger, prepare func(c *fiber.Ctx)) fiber.ErrorHa
 		}
 		p.RequestID = RequestID(c)
 		if p.Status >= 500 {
-			logger.Error("request failed", "requestId", p.RequestID, "method", c.Method(), "path", c.Path(), "status", p.Status, "err", err)
+			msg := "request failed"
+			level := logLevel(p.Status, err)
+			if level < slog.LevelError {
+				msg = "request refused: busy"
+			}
+			logger.Log(c.UserContext(), level, msg, "requestId", p.RequestID, "method", c.Method(), "path", c.Path(), "status", p.Status, "err", err)
 			if p.Status == http.StatusServiceUnavailable {
 				c.Set(fiber.HeaderRetryAfter, "5")
 			}

@@ -203,7 +203,8 @@ func TestSurfaceRenders(t *testing.T) {
 	}}
 	fallback := &Surface{Errors: func(c *fiber.Ctx, p Problem) error { return c.SendString("fallback: " + p.Code) }}
 	prepared := 0
-	app, routes := NewApp(AppOptions{Logger: slog.New(slog.DiscardHandler), Prepare: func(*fiber.Ctx) { prepared++ }})
+	app, routes := NewApp(AppOptions{Logger: slog.New(slog.DiscardHandler), Prepare: func(*fiber.Ctx) { prepared++ },
+		Proxies: trust(t, "0.0.0.0")}) // app.Test's peer: its X-Request-Id is the id
 	t.Cleanup(func() { _ = app.Shutdown() })
 	forbidden := func(*fiber.Ctx) error { return db.Errorf(db.EForbidden, "No.") }
 	routes.Add(route("GET", "/page", page.Mark, forbidden))

@@ -11,7 +11,8 @@ import (
 // Observe logs and measures every request once it is answered: one JSON
 // log line with the request id, method, route template, status, duration
 // and what the route's middleware added (LogAttrs: the API's key id, never
-// the key), and the Prometheus counters. A failed
+// the key), at error level for a 5xx (a warning for a Busy refusal), and
+// the Prometheus counters. A failed
 // request is counted with the status the error handler will give it
 // (ProblemFor, as the handler answers it), and its error passed on to be answered.
 func Observe(logger *slog.Logger, m *Metrics) fiber.Handler {
@@ -29,10 +30,7 @@ func Observe(logger *slog.Logger, m *Metrics) fiber.Handler {
 		if m != nil {
 			m.observe(route, method, status, elapsed.Seconds())
 		}
-		level := slog.LevelInfo
-		if status >= 500 {
-			level = slog.LevelError
-		}
+		level := logLevel(status, err)
 		if !logger.Enabled(c.UserContext(), level) {
 			return err
 		}

@@ -33,7 +33,8 @@ func TestObserve(t *testing.T) {
 	logger, logs := jsonLogger()
 	metrics := NewMetrics(nil)
 	api := &Surface{Prefix: "/api"}
-	app := newTestApp(t, AppOptions{Logger: logger, Metrics: metrics}, func(r *Routes) {
+	// app.Test's peer (0.0.0.0) a trusted proxy: its X-Request-Id is the id.
+	app := newTestApp(t, AppOptions{Logger: logger, Metrics: metrics, Proxies: trust(t, "0.0.0.0")}, func(r *Routes) {
 		r.Add(route("GET", "/api/pets/:petId", api.Mark, func(c *fiber.Ctx) error {
 			LogAttrs(c, slog.Int64("keyId", 9))
 			return c.SendString("Rex")

@@ -141,3 +141,33 @@ func TestCommands(t *testing.T) {
 		t.Fatal("an unknown command was accepted")
 	}
 }
+
+// TestStaffCreatePasswordRule: a password given to staff create is held to
+// the console's rule (db.CheckNewPassword): 12 to 200 characters, whatever
+// their bytes, and not the username.
+func TestStaffCreatePasswordRule(t *testing.T) {
+	vars := map[string]string{"DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "cli.db")}
+	for i, tc := range []struct {
+		password string
+		ok       bool
+	}{
+		{strings.Repeat("a", 11), false},
+		{"short8ch", false}, // 8 bytes: the old rule took it
+		{strings.Repeat("a", 12), true},
+		{strings.Repeat("é", 200), true}, // 400 bytes: the old rule refused it
+		{strings.Repeat("b", 201), false},
+		{"  Margaret-Hamilton ", false}, // the username
+	} {
+		name := "user-" + strings.Repeat("x", i+1)
+		if strings.Contains(tc.password, "Hamilton") {
+			name = "margaret-hamilton"
+		}
+		out, err := runCLI(t, vars, tc.password+"\n", "staff", "create", "--username", name, "--password-stdin")
+		if tc.ok != (err == nil) {
+			t.Errorf("a password of %d characters (%q…): %q, %v; want accepted = %v", len([]rune(tc.password)), tc.password[:min(8, len(tc.password))], out, err, tc.ok)
+		}
+		if err != nil && (!strings.HasPrefix(err.Error(), "staff create: the password must") || strings.Contains(err.Error(), tc.password)) {
+			t.Errorf("error %q, want the rule named (and never the password)", err)
+		}
+	}
+}

@@ -175,7 +175,7 @@ func defineKeysRevoke(*flag.FlagSet) action {
 func defineStaffCreate(fs *flag.FlagSet) action {
 	username := fs.String("username", "", "login name (required)")
 	role := fs.String("role", db.RoleAdmin, "admin or clerk")
-	fromStdin := fs.Bool("password-stdin", false, "read the password (8 to 72 bytes) from the first line of standard input")
+	fromStdin := fs.Bool("password-stdin", false, fmt.Sprintf("read the password (%d to %d characters, not the username) from the first line of standard input", db.MinPasswordLength, db.MaxPasswordLength))
 	return func(ctx context.Context, r *runner, operands []string) error {
 		password, generated := "", false
 		if *fromStdin {
@@ -184,8 +184,12 @@ func defineStaffCreate(fs *flag.FlagSet) action {
 				return fmt.Errorf("read password: %w", err)
 			}
 			password = strings.TrimRight(line, "\r\n")
-			if len(password) < 8 || len(password) > 72 {
-				return &usageError{msg: "staff create: the password must be 8 to 72 bytes"}
+			// The console's rule for a password a user chooses (SPEC §16).
+			var coded *db.Error
+			if err := db.CheckNewPassword(*username, password); errors.As(err, &coded) && len(coded.Details) > 0 {
+				return &usageError{msg: "staff create: the password " + coded.Details[0].Message}
+			} else if err != nil {
+				return err
 			}
 		} else {
 			var err error

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"regexp"
 	"testing"
 	"time"
 
@@ -45,15 +46,17 @@ func TestConsoleTeamEndsSessions(t *testing.T) {
 		for _, action := range actions {
 			users[action] = signIn("user-" + action)
 		}
-		// The fourth turns 2FA on (its sign-in stays).
-		u4, err := a.srv.Store.FindStaffUserByUsername(bg, "user-2fa-off")
-		if err != nil {
-			t.Fatal(err)
+		// The fourth turns 2FA on from its Account page (the sign-in that
+		// turns it on stays; any other would end).
+		u4 := users["2fa-off"]
+		enrol := a.base + "/staff/account/2fa"
+		m := regexp.MustCompile(`data-testid="totp-secret">([A-Z2-7]+)<`).FindSubmatch(u4.visit("GET", enrol, nil).body)
+		if m == nil {
+			t.Fatal("no secret on the enrolment page")
 		}
-		key, _ := db.NewTOTPKey(u4.Username)
-		code, _ := totp.GenerateCode(key.Secret(), a.srv.Store.Now())
-		if _, err := a.srv.Store.EnableStaffTwoFactor(bg, u4.ID, key.Secret(), code); err != nil {
-			t.Fatal(err)
+		code, _ := totp.GenerateCode(string(m[1]), a.srv.Store.Now())
+		if ans := u4.visit("POST", enrol, url.Values{"_csrf": {u4.token(enrol)}, "code": {code}}); ans.status != http.StatusOK {
+			t.Fatalf("turning 2FA on: %d\n%s", ans.status, ans.body)
 		}
 		for _, action := range actions {
 			users[action].wantSignedIn(b.base, true)

@@ -98,12 +98,17 @@ func TestAPIConventions(t *testing.T) {
 		a.Do(handlerstest.Req{Method: "DELETE", Path: "/api/keys/" + handlerstest.Itoa(k.ID), Key: a.Staff}).Want(t, 204)
 		a.Do(handlerstest.Req{Method: "GET", Path: "/api/pets", Key: plain}).Want(t, 401, "unauthorized")
 	})
-	t.Run("request id is echoed when sane", func(t *testing.T) {
+	t.Run("request id is the server's own unless a trusted proxy sent it", func(t *testing.T) {
 		r := a.Do(handlerstest.Req{Method: "GET", Path: "/api/pets", Key: a.Staff, Header: map[string]string{"X-Request-Id": "abc-123"}})
-		if got := r.Header.Get("X-Request-Id"); got != "abc-123" {
-			t.Errorf("X-Request-Id = %q", got)
+		if got := r.Header.Get("X-Request-Id"); got == "abc-123" || got == "" {
+			t.Errorf("X-Request-Id = %q from a client, want the server's own", got)
 		}
-		r = a.Do(handlerstest.Req{Method: "GET", Path: "/api/pets", Key: a.Staff, Header: map[string]string{"X-Request-Id": "<script>"}})
+		proxied := handlerstest.New(t, handlerstest.WithProxies(t, "0.0.0.0")) // app.Test's peer
+		r = proxied.Do(handlerstest.Req{Method: "GET", Path: "/api/pets", Key: proxied.Staff, Header: map[string]string{"X-Request-Id": "abc-123"}})
+		if got := r.Header.Get("X-Request-Id"); got != "abc-123" {
+			t.Errorf("X-Request-Id = %q from a trusted proxy, want abc-123", got)
+		}
+		r = proxied.Do(handlerstest.Req{Method: "GET", Path: "/api/pets", Key: proxied.Staff, Header: map[string]string{"X-Request-Id": "<script>"}})
 		if got := r.Header.Get("X-Request-Id"); got == "<script>" || got == "" {
 			t.Errorf("X-Request-Id = %q, want a fresh id", got)
 		}

@@ -27,7 +27,8 @@ const maxIdempotencyKey = 255
 // and body replay the stored answer with `Idempotent-Replayed: true`; a
 // different body is 422; a request still running is 409. Answers below 500
 // are kept for 24 hours; after a 5xx the key is released for a retry, and
-// so it is after an answer marked neverReplayed (POST /keys).
+// so it is after an answer marked neverReplayed (one holding a secret:
+// POST /keys, a webhook's create and rotate-secret).
 func idempotency(store idempotencyStore, logger *slog.Logger) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		key := c.Get("Idempotency-Key")
@@ -60,8 +61,9 @@ func idempotency(store idempotencyStore, logger *slog.Logger) fiber.Handler {
 			return c.Status(stored.Status).Send(replayBody(c, stored))
 		}
 		r, err := answered(c, c.Next())
-		// An answer marked neverReplayed (the issued API key, whose plain
-		// form must never be kept) is not kept: the key is released.
+		// An answer marked neverReplayed (an issued API key's plain form, a
+		// webhook's secret: never to be kept) is not kept: the key is
+		// released.
 		if r.Status >= 500 || c.Locals(neverReplayedLocal{}) != nil {
 			if aerr := store.AbandonIdempotent(context.WithoutCancel(ctx), owner, key); aerr != nil {
 				logger.Error("abandon idempotency key", "requestId", web.RequestID(c), "err", aerr)
@@ -127,6 +129,7 @@ func printableASCII(s string) bool {
 type neverReplayedLocal struct{}
 
 // neverReplayed keeps the request's answer out of the idempotency records:
-// it holds a secret shown once (an issued key's plain form), so a retry
+// it holds a secret shown once (an issued key's plain form, a webhook's
+// signing secret), so a retry
 // with the same Idempotency-Key runs again instead.
 func neverReplayed(c *fiber.Ctx) { c.Locals(neverReplayedLocal{}, true) }

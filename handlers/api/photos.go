@@ -72,7 +72,7 @@ func photoError(err error) error {
 		return db.Errorf(db.EUnavailable, "The photo could not be processed in time; try again shortly.")
 	case errors.Is(err, photo.ErrBusy):
 		// SPEC §17: the line of waiting uploads is full; 503 with Retry-After.
-		return db.Errorf(db.EUnavailable, "Too many photos are waiting to be processed; try again shortly.")
+		return web.Busy("Too many photos are waiting to be processed; try again shortly.")
 	}
 	return err
 }

@@ -5,14 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"runtime"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"petstore/db/dbtest"
+	"petstore/handlers"
 	"petstore/handlers/handlerstest"
 	"petstore/web/photo"
+	"petstore/web/ratelimit"
 )
 
 // floodBody is the size of each upload of the flood: a small JPEG padded
@@ -33,7 +38,10 @@ const floodBody = 2 << 20
 // (none runs beside this one) can make vary.
 func TestPhotoUploadFlood(t *testing.T) {
 	dbtest.EachInTurn(t, func(t *testing.T, open dbtest.Open) {
-		a := handlerstest.NewOn(t, open)
+		logs := &syncBuffer{}
+		a := handlerstest.NewOn(t, open, func(h *handlers.Handler, _ *ratelimit.Config) {
+			h.Logger = slog.New(slog.NewJSONHandler(logs, nil))
+		})
 		rex := a.SeedPet("Rex", 1)
 		base := a.Listen()
 		body := append(handlerstest.JPEGOf(t, 320, 240), make([]byte, floodBody)...)[:floodBody]
@@ -97,6 +105,28 @@ func TestPhotoUploadFlood(t *testing.T) {
 			t.Errorf("the flood keeps %d bytes live, want at most %d: refused uploads are held", kept, bound)
 		}
 
+		// A full line is load, not a failure: its 503s are warnings.
+		busy := 0
+		for line := range strings.Lines(logs.String()) {
+			var r struct {
+				Level  string `json:"level"`
+				Msg    string `json:"msg"`
+				Status int    `json:"status"`
+			}
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				t.Fatalf("log line %q: %v", line, err)
+			}
+			if r.Level == "ERROR" {
+				t.Errorf("logged at ERROR: %s", line)
+			}
+			if r.Status == http.StatusServiceUnavailable && r.Level == "WARN" {
+				busy++
+			}
+		}
+		if want := 2 * (burst - photo.MaxWaiting + more); busy != want {
+			t.Errorf("%d warnings of a 503, want %d (the refusal and the request line of each)", busy, want)
+		}
+
 		// The worker is free: the waiting uploads are processed in turn.
 		leave()
 		released = true
@@ -110,6 +140,25 @@ func TestPhotoUploadFlood(t *testing.T) {
 			t.Errorf("the pet has %d photos, want the %d that waited", len(got), photo.MaxWaiting)
 		}
 	})
+}
+
+// syncBuffer is a log sink the server's goroutines write while the test
+// reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // answer is one upload's outcome.

@@ -18,9 +18,13 @@ type webhookWithSecret struct {
 	Secret string `json:"secret"`
 }
 
-// withSecret answers w with its secret, never cached.
+// withSecret answers w with its secret, never cached, and never kept for
+// an Idempotency-Key replay (neverReplayed: the record would hold the
+// secret in plain text for a day, and replay it after a rotation or the
+// endpoint's deletion); a retry runs again, as a key issuance's does.
 func withSecret(c *fiber.Ctx, status int, w *db.Webhook) error {
 	c.Set(fiber.HeaderCacheControl, "no-store")
+	neverReplayed(c)
 	return c.Status(status).JSON(webhookWithSecret{Webhook: w, Secret: w.Secret})
 }
 

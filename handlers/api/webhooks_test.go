@@ -160,3 +160,69 @@ func TestWebhookDeliveriesAPI(t *testing.T) {
 		}
 	})
 }
+
+// TestWebhookSecretNeverStoredForReplay: create and rotate-secret with an
+// Idempotency-Key keep no record holding the secret, and a retry with the
+// same key runs again, showing a new secret (as POST /keys does with the
+// plain key), never the first one: not after a rotation, not after the
+// endpoint is deleted. Their refusals, which hold no secret, are replayed.
+func TestWebhookSecretNeverStoredForReplay(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		a := handlerstest.NewOn(t, open)
+		secretOf := func(r *handlerstest.Response) string {
+			t.Helper()
+			var w struct {
+				ID     int64  `json:"id"`
+				Secret string `json:"secret"`
+			}
+			r.Decode(t, &w)
+			if !strings.HasPrefix(w.Secret, "whsec_") {
+				t.Fatalf("no secret in %s", r.Body)
+			}
+			return w.Secret
+		}
+		noSecretStored := func(secrets ...string) {
+			t.Helper()
+			var bodies [][]byte
+			if err := a.Store.DB().Select(&bodies, `SELECT body FROM idempotency_keys WHERE body IS NOT NULL`); err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range bodies {
+				for _, s := range secrets {
+					if bytes.Contains(b, []byte(s)) || bytes.Contains(b, []byte("whsec_")) {
+						t.Errorf("a webhook secret is stored in idempotency_keys: %s", b)
+					}
+				}
+			}
+		}
+		body := `{"url":"https://stock.example.com/hook","events":["*"]}`
+		r := a.Post("/api/webhooks", a.Staff, "hook-1", body).Want(t, 201)
+		first := secretOf(r)
+		path := r.Header.Get("Location")
+		noSecretStored(first)
+		again := a.Post("/api/webhooks", a.Staff, "hook-1", body).Want(t, 201)
+		wantFresh(t, again)
+		if s := secretOf(again); s == first || bytes.Contains(again.Body, []byte(first)) {
+			t.Errorf("the secret %q was shown twice: %s", first, again.Body)
+		}
+
+		rotated := secretOf(a.Post(path+"/rotate-secret", a.Staff, "rotate-1", "").Want(t, 200))
+		noSecretStored(first, rotated)
+		r = a.Post(path+"/rotate-secret", a.Staff, "rotate-1", "").Want(t, 200)
+		wantFresh(t, r)
+		if s := secretOf(r); s == rotated || s == first {
+			t.Errorf("rotate-secret retried showed an earlier secret: %s", r.Body)
+		}
+		a.Do(handlerstest.Req{Method: "DELETE", Path: path, Key: a.Staff}).Want(t, 204)
+		r = a.Post(path+"/rotate-secret", a.Staff, "rotate-1", "").Want(t, 404, "not_found")
+		if bytes.Contains(r.Body, []byte("whsec_")) {
+			t.Errorf("a deleted endpoint's rotate-secret shows a secret: %s", r.Body)
+		}
+		noSecretStored(first, rotated)
+
+		// Refusals hold no secret: kept and replayed as any other.
+		bad := `{"url":"ftp://example.com/","events":["*"]}`
+		refused := a.Post("/api/webhooks", a.Staff, "hook-2", bad).Want(t, 422, "validation_failed")
+		wantReplay(t, refused, a.Post("/api/webhooks", a.Staff, "hook-2", bad))
+	})
+}

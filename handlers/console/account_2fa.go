@@ -103,7 +103,11 @@ func (h *Handler) TurnOnTwoFactor(c *fiber.Ctx) error {
 	if len(code) > 64 {
 		code = ""
 	}
-	codes, err := h.Store.EnableStaffTwoFactor(c.UserContext(), u.ID, k.Secret(), code)
+	sid, err := h.sessionID(c)
+	if err != nil {
+		return err
+	}
+	codes, err := h.Store.EnableStaffTwoFactor(c.UserContext(), u.ID, k.Secret(), code, sid)
 	if err != nil {
 		if coded, status := refusalOf(err, fiber.StatusUnprocessableEntity); coded != nil {
 			return h.renderTwoFactor(c, status, "That is not the code your app shows now. Check the app's clock, and type the newest code.")

@@ -108,7 +108,7 @@ func (h *Handler) receivePhotos(c *fiber.Ctx, p *db.Pet, parts *multipart.Reader
 		}
 		res, err := h.Photos.Reencode(ctx, part, part.Header.Get(fiber.HeaderContentType), limits)
 		if errors.Is(err, photo.ErrBusy) && out.added == 0 {
-			return out, db.Errorf(db.EUnavailable, "Too many photos are waiting to be processed: none of this upload was added. Try again in a few seconds.")
+			return out, web.Busy("Too many photos are waiting to be processed: none of this upload was added. Try again in a few seconds.")
 		}
 		if reason := refusedPhoto(err, limits); reason != "" {
 			out.refused = append(out.refused, name+": "+reason)

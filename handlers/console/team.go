@@ -42,7 +42,7 @@ func (h *Handler) renderTeam(c *fiber.Ctx, status int, f view.TeamForm, oneTime 
 func (h *Handler) AddStaff(c *fiber.Ctx) error {
 	f := view.TeamForm{Username: c.FormValue("username"), Role: c.FormValue("role"), Errors: view.FieldErrors{}}
 	// The form's own checks first: a refused form costs no bcrypt.
-	if _, err := db.CheckUsername(f.Username); err != nil {
+	if _, err := db.CheckNewUsername(f.Username); err != nil {
 		f.Errors["username"] = fieldProblem(err)
 	}
 	if !db.ValidRole(f.Role) {

@@ -563,7 +563,7 @@ func RecoveryCodesPage(ch Chrome, v RecoveryCodesView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "<article class=\"issued\" data-testid=\"recovery-codes\" aria-labelledby=\"codes-h\"><h2 id=\"codes-h\">Two-factor sign-in is on</h2><p><strong>Keep these recovery codes somewhere safe now: they will not be shown again.</strong> Each signs you in once in place of a code, should you lose your phone.</p><ul class=\"mono\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "<article class=\"issued\" data-testid=\"recovery-codes\" aria-labelledby=\"codes-h\"><h2 id=\"codes-h\">Two-factor sign-in is on</h2><p data-testid=\"other-sessions-ended\">Your other sign-ins have ended: each needs a code from now on.</p><p><strong>Keep these recovery codes somewhere safe now: they will not be shown again.</strong> Each signs you in once in place of a code, should you lose your phone.</p><ul class=\"mono\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -575,7 +575,7 @@ func RecoveryCodesPage(ch Chrome, v RecoveryCodesView) templ.Component {
 				var templ_7745c5c3_Var24 string
 				templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(c)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console/account.templ`, Line: 176, Col: 40}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console/account.templ`, Line: 177, Col: 40}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
 				if templ_7745c5c3_Err != nil {

@@ -30,14 +30,50 @@ func Filename(r db.DateRange) string {
 	return "orders-" + r.From.Format(time.DateOnly) + "-" + r.To.Format(time.DateOnly) + ".csv"
 }
 
-// Neutralise keeps a spreadsheet from reading a cell as a formula: a cell
-// starting with =, +, -, @, a tab or a carriage return gets a ' in front
-// (the OWASP rule for CSV injection).
+// dangerous are the characters that make a spreadsheet read a cell as a
+// formula when they start it (OWASP, CSV injection).
+const dangerous = "=+-@\t\r"
+
+// separators are the cell separators spreadsheets use, by locale: the
+// comma, and the semicolon where the comma is the decimal mark.
+const separators = ",;"
+
+// Neutralise keeps a spreadsheet from reading a cell, or a part of it, as
+// a formula (the OWASP rule for CSV injection). A cell starting with =, +,
+// -, @, a tab or a carriage return gets a ' in front. A separator of any
+// locale followed by one of them (after any quotes) gets a ' after it:
+// Excel in a semicolon locale splits the comma-separated line `…,;=1+1;,…`
+// at the semicolons, quoted or not (a quote counts only at the start of
+// a cell), and would read =1+1 as a cell of its own; `;'=1+1;` it reads as
+// text. The cell's text is otherwise kept.
 func Neutralise(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
+	if s == "" {
+		return s
 	}
-	return s
+	var b strings.Builder
+	if strings.IndexByte(dangerous, s[0]) >= 0 {
+		b.WriteByte('\'')
+	}
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(separators, s[i]) < 0 {
+			continue
+		}
+		j := i + 1
+		for j < len(s) && s[j] == '"' {
+			j++
+		}
+		if j < len(s) && strings.IndexByte(dangerous, s[j]) >= 0 {
+			b.WriteString(s[start : i+1])
+			b.WriteByte('\'')
+			start = i + 1
+		}
+	}
+	if b.Len() == 0 {
+		return s
+	}
+	b.WriteString(s[start:])
+	return b.String()
 }
 
 // Record is o as a row of the export, in Header's order: times in RFC 3339

@@ -1,8 +1,11 @@
 package ordercsv
 
 import (
+	"bytes"
 	"database/sql"
+	"encoding/csv"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +19,52 @@ func TestNeutralise(t *testing.T) {
 	} {
 		if got := Neutralise(in); got != want {
 			t.Errorf("Neutralise(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestNeutraliseAfterSeparators: a dangerous character right after a
+// separator of any locale is neutralised as at the start (OWASP's CSV
+// injection cases), and an export row holding such a cell, read as a
+// spreadsheet of either locale reads it (by commas, honouring quotes; by
+// semicolons, where a quote counts only at the start of a cell), has no
+// cell a spreadsheet would run.
+func TestNeutraliseAfterSeparators(t *testing.T) {
+	for in, want := range map[string]string{
+		";=1+1;":                      ";'=1+1;",
+		`=1+2";=1+2`:                  `'=1+2";'=1+2`,
+		`=1+2'" ;,=1+2`:               `'=1+2'" ;,'=1+2`,
+		`a;"=HYPERLINK(1)"`:           `a;'"=HYPERLINK(1)"`,
+		",@x,+y;-z;\tw;\rv":           ",'@x,'+y;'-z;'\tw;'\rv",
+		"Ada;Bob":                     "Ada;Bob",
+		"Smith, Ada":                  "Smith, Ada",
+		"1,5;2":                       "1,5;2",
+		"x;":                          "x;",
+		"@SUM(1+1)*cmd|' /C calc'!A0": "'@SUM(1+1)*cmd|' /C calc'!A0",
+	} {
+		if got := Neutralise(in); got != want {
+			t.Errorf("Neutralise(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for _, name := range []string{";=1+1;", `=1+2";=1+2`, `=1+2'" ;,=1+2`, `a;"=1+1"`, "x;-2+3+cmd|' /C calc'!A0", "Rex;@SUM(A1)", ",=1+1,"} {
+		var buf bytes.Buffer
+		w := csv.NewWriter(&buf)
+		w.UseCRLF = true
+		_ = w.Write(Record(&db.ExportedOrder{ID: 7, PlacedAt: time.Now(), PetID: 3, PetName: name, Quantity: 1,
+			Currency: "EUR", Status: db.OrderOpen, BuyerName: sql.NullString{String: name, Valid: true}}))
+		w.Flush()
+		for _, sep := range []rune{',', ';'} {
+			r := csv.NewReader(strings.NewReader(buf.String()))
+			r.Comma, r.LazyQuotes, r.FieldsPerRecord = sep, true, -1
+			cells, err := r.Read()
+			if err != nil {
+				t.Fatalf("%q read by %q: %v", buf.String(), sep, err)
+			}
+			for _, cell := range cells {
+				if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
+					t.Errorf("the row %q read by %q has a cell a spreadsheet runs: %q", buf.String(), sep, cell)
+				}
+			}
 		}
 	}
 }

@@ -35,8 +35,22 @@ const (
 // Columns are the columns a file may have; name and category are required.
 var Columns = []string{ColName, ColCategory, ColStatus, ColPrice, ColBreed, ColBirthDate, ColDescription, ColQuantity}
 
-// MaxProblems is how many problems a refusal lists; reading stops there.
+// MaxProblems is how many problems a refusal lists; reading stops there,
+// and no problem past it is kept.
 const MaxProblems = 100
+
+// Bounds of a file's rows: encoding/csv holds a whole record, and each of
+// its cells, in memory, so a header (or a row) of a mebibyte of commas
+// would take a million cells, and a problem for each. A pet's row, its
+// description of 2,000 characters quoted included, takes a fraction of
+// MaxRecordBytes; the header names at most the 8 columns.
+const (
+	// MaxRecordBytes is the longest a row may be, the header included
+	// (line breaks within quotes belong to the row).
+	MaxRecordBytes = 64 << 10
+	// MaxColumns is the most cells the header may have.
+	MaxColumns = 64
+)
 
 // HeaderRow is the row number of the header: rows are numbered as a
 // spreadsheet shows them, the header being row 1 and the first pet row 2
@@ -59,11 +73,19 @@ func Read(r io.Reader, today time.Time, emit func(*db.CatalogRow) error) (int64,
 	if head, err := br.Peek(len(bom)); err == nil && bytes.Equal(head, bom) {
 		_, _ = br.Discard(len(bom))
 	}
-	cr := csv.NewReader(br)
+	cr := csv.NewReader(&recordLimit{r: br})
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
 		return 0, fileProblem("is empty: its first row must name the columns (%s)", strings.Join(Columns, ", "))
+	}
+	if errors.Is(err, errLongRecord) || errors.Is(err, errWideRecord) {
+		what := fmt.Sprintf("is longer than %d KiB", MaxRecordBytes>>10)
+		if errors.Is(err, errWideRecord) {
+			what = fmt.Sprintf("has more than %d cells", MaxColumns)
+		}
+		return 0, problems(db.Problems{{Field: rowField(HeaderRow, ""),
+			Message: fmt.Sprintf("%s: the header names the columns (%s)", what, strings.Join(Columns, ", "))}})
 	}
 	if err != nil && !errors.As(err, new(*csv.ParseError)) {
 		return 0, err
@@ -86,15 +108,23 @@ func Read(r io.Reader, today time.Time, emit func(*db.CatalogRow) error) (int64,
 		if rows > db.MaxImportRows {
 			return 0, fileProblem("has more than %d rows of pets, the most one import takes", db.MaxImportRows)
 		}
+		if errors.Is(err, errLongRecord) {
+			add(&pr, rowField(row, ""), "is longer than %d KiB, more than any pet's row can be", MaxRecordBytes>>10)
+			break // the rest of the file is not read
+		}
+		if errors.Is(err, errWideRecord) {
+			add(&pr, rowField(row, ""), "has more than %d cells where the header has %d", MaxColumns, len(header))
+			break
+		}
 		if err != nil && !errors.Is(err, csv.ErrFieldCount) {
 			if !errors.As(err, new(*csv.ParseError)) {
 				return 0, err // the reading failed, not the file
 			}
-			pr = append(pr, parseProblem(row, err))
-			break // after a quoting error the rest of the file cannot be read reliably
+			pr = append(pr, parseProblem(row, err)) // the loop's condition leaves room for it
+			break                                   // after a quoting error the rest of the file cannot be read reliably
 		}
 		if len(rec) != len(header) {
-			pr.Add(rowField(row, ""), "has %d cells where the header has %d", len(rec), len(header))
+			add(&pr, rowField(row, ""), "has %d cells where the header has %d", len(rec), len(header))
 			continue
 		}
 		cr := rowOf(rec, index)
@@ -104,7 +134,7 @@ func Read(r io.Reader, today time.Time, emit func(*db.CatalogRow) error) (int64,
 				return 0, err
 			}
 			for _, d := range e.Details {
-				pr.Add(rowField(row, d.Field), "%s", d.Message)
+				add(&pr, rowField(row, d.Field), "%s", d.Message)
 			}
 			continue
 		}
@@ -134,16 +164,16 @@ func readHeader(header []string) (map[string]int, db.Problems) {
 		col := strings.TrimSpace(cell)
 		switch _, seen := index[col]; {
 		case !known(col):
-			pr.Add(rowField(HeaderRow, printable(col)), "is not a column of an import; the columns are %s", strings.Join(Columns, ", "))
+			add(&pr, rowField(HeaderRow, printable(col)), "is not a column of an import; the columns are %s", strings.Join(Columns, ", "))
 		case seen:
-			pr.Add(rowField(HeaderRow, col), "appears more than once")
+			add(&pr, rowField(HeaderRow, col), "appears more than once")
 		default:
 			index[col] = i
 		}
 	}
 	for _, col := range []string{ColName, ColCategory} {
 		if _, ok := index[col]; !ok {
-			pr.Add(rowField(HeaderRow, col), "is a required column and is missing")
+			add(&pr, rowField(HeaderRow, col), "is a required column and is missing")
 		}
 	}
 	return index, pr
@@ -204,16 +234,77 @@ func parseProblem(row int64, err error) db.FieldError {
 	return db.FieldError{Field: rowField(row, ""), Message: "could not be read"}
 }
 
-// problems is the refusal of a file with pr, at most MaxProblems of them.
-func problems(pr db.Problems) error {
-	if len(pr) > MaxProblems {
-		pr = pr[:MaxProblems]
+// add adds a problem to pr unless it holds MaxProblems already: problems
+// past those a refusal lists are dropped as they are found, never kept.
+func add(pr *db.Problems, field, format string, args ...any) {
+	if len(*pr) < MaxProblems {
+		pr.Add(field, format, args...)
 	}
+}
+
+// problems is the refusal of a file with pr (at most MaxProblems of them).
+func problems(pr db.Problems) error {
 	msg := "The file has problems; nothing was imported."
 	if len(pr) == MaxProblems {
 		msg = fmt.Sprintf("The file has problems; nothing was imported. The first %d are listed.", MaxProblems)
 	}
 	return &db.Error{Code: db.EValidationFailed, Message: msg, Details: pr}
+}
+
+// recordLimit's refusals of a record.
+var (
+	errLongRecord = errors.New("petcsv: a row longer than MaxRecordBytes")
+	errWideRecord = errors.New("petcsv: a row of more than MaxColumns cells")
+)
+
+// recordLimit passes a CSV file through to encoding/csv, following its
+// quotes to tell where each record ends (a line break outside quotes) and
+// where its cells end (a comma outside quotes), and fails as soon as a
+// record runs past MaxRecordBytes (errLongRecord) or MaxColumns cells
+// (errWideRecord): before encoding/csv has read more of it than that. The
+// bytes before that point are passed on first, so the records before it
+// read as usual. (In a file encoding/csv reads, a quote opens or closes a
+// quoted cell or is one of a doubled pair: toggling on each quote follows
+// the quoting exactly; in any other file encoding/csv finds a quoting
+// error.)
+type recordLimit struct {
+	r        io.Reader
+	inQuotes bool
+	n        int   // bytes of the current record so far
+	cells    int   // cells of the current record so far, less one
+	err      error // the refusal, once reached
+}
+
+func (l *recordLimit) Read(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	n, err := l.r.Read(p)
+	for i, b := range p[:n] {
+		switch {
+		case b == '"':
+			l.inQuotes = !l.inQuotes
+		case b == '\n' && !l.inQuotes:
+			l.n, l.cells = 0, 0
+			continue
+		case b == ',' && !l.inQuotes:
+			l.cells++
+		}
+		l.n++
+		switch {
+		case l.n > MaxRecordBytes:
+			l.err = errLongRecord
+		case l.cells >= MaxColumns:
+			l.err = errWideRecord
+		default:
+			continue
+		}
+		if i == 0 {
+			return 0, l.err
+		}
+		return i, nil
+	}
+	return n, err
 }
 
 // fileProblem is the refusal of the file as a whole.

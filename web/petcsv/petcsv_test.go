@@ -3,6 +3,7 @@ package petcsv_test
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -140,5 +141,65 @@ func TestReadOneBadRowInTenThousand(t *testing.T) {
 	}
 	if len(got) != 7_000 {
 		t.Errorf("emitted %d rows before the bad one, want 7000", len(got))
+	}
+}
+
+// TestReadBoundsRecords: a header past MaxColumns cells or MaxRecordBytes,
+// or a row past MaxRecordBytes, is one problem, found before encoding/csv
+// has held more of it than that; rows before a long one are read as usual,
+// and a row of the longest description quoted stays within the bound.
+func TestReadBoundsRecords(t *testing.T) {
+	commas := strings.Repeat(",", 1<<20)
+	for _, tc := range []struct {
+		name, file string
+		want       []db.FieldError
+	}{
+		{"a mebibyte of commas as the header", commas + "\nRex,Dogs\n", []db.FieldError{{Field: "row 1",
+			Message: "has more than 64 cells: the header names the columns (name, category, status, price, breed, birthDate, description, quantity)"}}},
+		{"a header of 65 cells", "name,category" + strings.Repeat(",x", 63) + "\nRex,Dogs\n", []db.FieldError{{Field: "row 1",
+			Message: "has more than 64 cells: the header names the columns (name, category, status, price, breed, birthDate, description, quantity)"}}},
+		{"a long quoted header", `"` + strings.Repeat("a\n", 40<<10) + `",name,category` + "\nRex,Dogs\n", []db.FieldError{{Field: "row 1",
+			Message: "is longer than 64 KiB: the header names the columns (name, category, status, price, breed, birthDate, description, quantity)"}}},
+		{"a mebibyte of commas as a row", "name,category\nRex,Dogs\n" + commas + "\nMax,Dogs\n", []db.FieldError{{Field: "row 3",
+			Message: "has more than 64 cells where the header has 2"}}},
+		{"a long row", "name,category\nRex,Dogs\n" + strings.Repeat("a", 1<<20) + ",Dogs\nMax,Dogs\n", []db.FieldError{{Field: "row 3",
+			Message: "is longer than 64 KiB, more than any pet's row can be"}}},
+		{"a row longer within quotes", "name,category\nRex,Dogs\n\"" + strings.Repeat("a,\n", 30<<10) + "\",Dogs\nMax,Dogs\n", []db.FieldError{{Field: "row 3",
+			Message: "is longer than 64 KiB, more than any pet's row can be"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, details, err := read(t, tc.file)
+			if db.ErrorCode(err) != db.EValidationFailed {
+				t.Fatalf("err = %v, want validation_failed", err)
+			}
+			if diff := cmp.Diff(tc.want, details); diff != "" {
+				t.Errorf("details (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// 64 cells: the header's problems, one per unknown column, are listed.
+	_, details, err := read(t, "name,category"+strings.Repeat(",x", 62)+"\nRex,Dogs\n")
+	if db.ErrorCode(err) != db.EValidationFailed || len(details) != 62 {
+		t.Errorf("64 cells: %v, %d problems, want 62 (one per unknown column)", err, len(details))
+	}
+	// The longest description, of 4-byte characters and quotes (doubled).
+	desc := strings.Repeat(`🐕""`, 1000)
+	got, details, err := read(t, "name,category,description\nRex,Dogs,\""+desc+"\"\n")
+	if err != nil || len(got) != 1 {
+		t.Errorf("the longest description: %v %v", err, details)
+	}
+}
+
+// TestReadKeepsMemoryBounded: reading a header of a mebibyte of commas
+// allocates a few times MaxRecordBytes, not a few hundred megabytes (a cell,
+// and a problem, for each comma).
+func TestReadKeepsMemoryBounded(t *testing.T) {
+	file := strings.Repeat(",", 1<<20) + "\n"
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _ = petcsv.Read(strings.NewReader(file), today, nil)
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("reading a header of a MiB of commas allocated %d KiB, want under 1 MiB", got>>10)
 	}
 }

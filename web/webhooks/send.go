@@ -40,7 +40,8 @@ var errRefusedAddress = errors.New("refused address")
 // NewClient is the HTTP client of the attempts: it follows no redirect,
 // uses no proxy from the environment (one would connect on our behalf,
 // past the address check), and, unless allowPrivate, refuses to connect to
-// loopback, private, link-local, multicast and unspecified addresses. The
+// an address that is not globally reachable (Public): loopback, private,
+// link-local, multicast, unspecified, shared, reserved and the rest. The
 // check runs in the dialer's Control hook, on the address being connected
 // to after DNS: a name that re-binds to a private address between a check
 // and the connection cannot slip past it.
@@ -73,14 +74,6 @@ func refusePrivate(_, address string, _ syscall.RawConn) error {
 		return fmt.Errorf("%w: %s", errRefusedAddress, ap.Addr())
 	}
 	return nil
-}
-
-// Public reports whether the store may send to ip: not loopback, private,
-// link-local, multicast or unspecified (IPv4 inside IPv6 judged as IPv4).
-func Public(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	return ip.IsValid() && !ip.IsLoopback() && !ip.IsPrivate() && !ip.IsLinkLocalUnicast() &&
-		!ip.IsLinkLocalMulticast() && !ip.IsInterfaceLocalMulticast() && !ip.IsMulticast() && !ip.IsUnspecified()
 }
 
 // answer is what one attempt got.
