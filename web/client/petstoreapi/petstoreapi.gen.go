@@ -20,14 +20,17 @@ import (
 
 // Defines values for AuditEntryActorType.
 const (
-	AuditEntryActorTypeCli   AuditEntryActorType = "cli"
-	AuditEntryActorTypeKey   AuditEntryActorType = "key"
-	AuditEntryActorTypeStaff AuditEntryActorType = "staff"
+	AuditEntryActorTypeAnonymous AuditEntryActorType = "anonymous"
+	AuditEntryActorTypeCli       AuditEntryActorType = "cli"
+	AuditEntryActorTypeKey       AuditEntryActorType = "key"
+	AuditEntryActorTypeStaff     AuditEntryActorType = "staff"
 )
 
 // Valid indicates whether the value is a known member of the AuditEntryActorType enum.
 func (e AuditEntryActorType) Valid() bool {
 	switch e {
+	case AuditEntryActorTypeAnonymous:
+		return true
 	case AuditEntryActorTypeCli:
 		return true
 	case AuditEntryActorTypeKey:
@@ -353,14 +356,17 @@ func (e WebhookEvents1) Valid() bool {
 
 // Defines values for AuditActorType.
 const (
-	AuditActorTypeCli   AuditActorType = "cli"
-	AuditActorTypeKey   AuditActorType = "key"
-	AuditActorTypeStaff AuditActorType = "staff"
+	AuditActorTypeAnonymous AuditActorType = "anonymous"
+	AuditActorTypeCli       AuditActorType = "cli"
+	AuditActorTypeKey       AuditActorType = "key"
+	AuditActorTypeStaff     AuditActorType = "staff"
 )
 
 // Valid indicates whether the value is a known member of the AuditActorType enum.
 func (e AuditActorType) Valid() bool {
 	switch e {
+	case AuditActorTypeAnonymous:
+		return true
 	case AuditActorTypeCli:
 		return true
 	case AuditActorTypeKey:
@@ -395,14 +401,17 @@ func (e DeliveryStatusFilter) Valid() bool {
 
 // Defines values for ListAuditParamsActorType.
 const (
-	ListAuditParamsActorTypeCli   ListAuditParamsActorType = "cli"
-	ListAuditParamsActorTypeKey   ListAuditParamsActorType = "key"
-	ListAuditParamsActorTypeStaff ListAuditParamsActorType = "staff"
+	ListAuditParamsActorTypeAnonymous ListAuditParamsActorType = "anonymous"
+	ListAuditParamsActorTypeCli       ListAuditParamsActorType = "cli"
+	ListAuditParamsActorTypeKey       ListAuditParamsActorType = "key"
+	ListAuditParamsActorTypeStaff     ListAuditParamsActorType = "staff"
 )
 
 // Valid indicates whether the value is a known member of the ListAuditParamsActorType enum.
 func (e ListAuditParamsActorType) Valid() bool {
 	switch e {
+	case ListAuditParamsActorTypeAnonymous:
+		return true
 	case ListAuditParamsActorTypeCli:
 		return true
 	case ListAuditParamsActorTypeKey:
@@ -518,12 +527,14 @@ type AuditEntry struct {
 	// Action What was done, e.g. `pet.create`, `pet.update`, `pet.price`, `inventory.set`, `order.cancel`, `key.revoke`, `ban.lift`, `webhook.update`, `order.export`.
 	Action string `json:"action"`
 
-	// Actor Who made the change.
+	// Actor Who made the change. A failed sign-in (`signin.failure`) is `anonymous`: whoever typed
+	// the username is not known to be that user, so the username typed is in `changes`
+	// (`username`) and the user, when there is one, is the `target`.
 	Actor struct {
-		// Id The staff user's or the key's id (none for the command line).
+		// Id The staff user's or the key's id (none for the command line or anonymous).
 		Id *string `json:"id,omitempty"`
 
-		// Name The staff user's username, the key's name, or the operating system's user at the command line.
+		// Name The staff user's username, the key's name, the operating system's user at the command line, or `anonymous`.
 		Name string              `json:"name"`
 		Type AuditEntryActorType `json:"type"`
 	} `json:"actor"`
@@ -1352,7 +1363,7 @@ type ListAuditParams struct {
 	// Cursor Opaque position from a previous page's `Link: rel="next"`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// ActorType Only entries by this kind of actor.
+	// ActorType Only entries by this kind of actor (`anonymous`, someone not signed in, for failed sign-ins).
 	ActorType *ListAuditParamsActorType `form:"actorType,omitempty" json:"actorType,omitempty"`
 
 	// ActorId Only entries by the actor with this id (a staff user's or a key's); needs `actorType`.
@@ -2550,9 +2561,10 @@ type ClientInterface interface {
 
 	// RotateWebhookSecret Rotate a webhook's secret
 	//
-	// Staff only. A new `secret`, shown this once. For 24 hours the old secret keeps signing
-	// beside the new one (`webhook-signature` then holds both), so the receiver can switch
-	// without losing a delivery.
+	// Staff only. A new `secret`, shown this once (an `Idempotency-Key` never stores it: a
+	// retry rotates again). For 24 hours the old secret keeps signing beside the new one
+	// (`webhook-signature` then holds both), so the receiver can switch without losing a
+	// delivery.
 	//
 	// Corresponds with POST /webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId).
 	RotateWebhookSecret(ctx context.Context, webhookId WebhookId, params *RotateWebhookSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3645,9 +3657,10 @@ func (c *Client) RetryWebhookDelivery(ctx context.Context, webhookId WebhookId, 
 
 // RotateWebhookSecret Rotate a webhook's secret
 //
-// Staff only. A new `secret`, shown this once. For 24 hours the old secret keeps signing
-// beside the new one (`webhook-signature` then holds both), so the receiver can switch
-// without losing a delivery.
+// Staff only. A new `secret`, shown this once (an `Idempotency-Key` never stores it: a
+// retry rotates again). For 24 hours the old secret keeps signing beside the new one
+// (`webhook-signature` then holds both), so the receiver can switch without losing a
+// delivery.
 //
 // Corresponds with POST /webhooks/{webhookId}/rotate-secret (the `RotateWebhookSecret` operationId).
 func (c *Client) RotateWebhookSecret(ctx context.Context, webhookId WebhookId, params *RotateWebhookSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6587,9 +6600,10 @@ type ClientWithResponsesInterface interface {
 
 	// RotateWebhookSecretWithResponse Rotate a webhook's secret
 	//
-	// Staff only. A new `secret`, shown this once. For 24 hours the old secret keeps signing
-	// beside the new one (`webhook-signature` then holds both), so the receiver can switch
-	// without losing a delivery.
+	// Staff only. A new `secret`, shown this once (an `Idempotency-Key` never stores it: a
+	// retry rotates again). For 24 hours the old secret keeps signing beside the new one
+	// (`webhook-signature` then holds both), so the receiver can switch without losing a
+	// delivery.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19778,9 +19792,10 @@ func (c *ClientWithResponses) RetryWebhookDeliveryWithResponse(ctx context.Conte
 
 // RotateWebhookSecretWithResponse Rotate a webhook's secret
 //
-// Staff only. A new `secret`, shown this once. For 24 hours the old secret keeps signing
-// beside the new one (`webhook-signature` then holds both), so the receiver can switch
-// without losing a delivery.
+// Staff only. A new `secret`, shown this once (an `Idempotency-Key` never stores it: a
+// retry rotates again). For 24 hours the old secret keeps signing beside the new one
+// (`webhook-signature` then holds both), so the receiver can switch without losing a
+// delivery.
 //
 // Returns a wrapper object for the known response body format(s).
 //
