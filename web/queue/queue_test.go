@@ -59,7 +59,11 @@ func (w *worked) snapshot() map[int64]int {
 // each job worked in w.
 func probeKind(t *testing.T, q *Queue, w *worked) {
 	t.Helper()
-	k := Kind{Queue: "probes", Workers: 4, Timeout: time.Second, FromEvents: func(ctx context.Context, b *db.RelayBatch) ([]river.JobArgs, error) {
+	// A minute: no job of these tests is rescued while they run. (Under a
+	// busy machine's -race, River's note that a job completed can reach
+	// SQLite's one writer seconds after the job ended; with a second's
+	// timeout, the rescue took such jobs for cut off and ran them again.)
+	k := Kind{Queue: "probes", Workers: 4, Timeout: time.Minute, FromEvents: func(ctx context.Context, b *db.RelayBatch) ([]river.JobArgs, error) {
 		evs, err := b.Events(ctx)
 		if err != nil {
 			return nil, err
