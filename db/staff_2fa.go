@@ -117,6 +117,10 @@ func (s *Store) EnableStaffTwoFactor(ctx context.Context, id int64, secret, code
 	if err != nil {
 		return nil, err
 	}
+	sealed, err := s.seal(purposeTOTPSecret, secret)
+	if err != nil {
+		return nil, fmt.Errorf("enable two-factor sign-in: %w", err)
+	}
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
@@ -127,7 +131,7 @@ func (s *Store) EnableStaffTwoFactor(ctx context.Context, id int64, secret, code
 		return nil, err
 	}
 	if _, err := tx.exec(ctx, `UPDATE staff_users SET totp_secret = $1, totp_enabled_at = $2, totp_last_step = $3 WHERE id = $4`,
-		secret, tx.now, step, id); err != nil {
+		sealed, tx.now, step, id); err != nil {
 		return nil, fmt.Errorf("enable two-factor sign-in: %w", err)
 	}
 	if _, err := tx.exec(ctx, `DELETE FROM staff_recovery_codes WHERE staff_user_id = $1`, id); err != nil {
@@ -209,7 +213,11 @@ func (s *Store) UseStaffCode(ctx context.Context, id int64, code string) (bool, 
 	if err != nil {
 		return false, fmt.Errorf("read TOTP secret: %w", err)
 	}
-	step, ok := totpStep(secret.String, code, s.Now())
+	plain, err := s.open(purposeTOTPSecret, secret.String)
+	if err != nil {
+		return false, fmt.Errorf("read TOTP secret: %w", err)
+	}
+	step, ok := totpStep(plain, code, s.Now())
 	if !ok {
 		return false, nil
 	}

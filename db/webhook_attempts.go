@@ -56,7 +56,10 @@ func (s *Store) PrepareWebhookAttempt(ctx context.Context, id, generation int64)
 		}
 		return nil, nil
 	}
-	w := Webhook{Secret: r.Secret, OldSecret: r.OldSecret, OldSecretUntil: r.OldSecretUntil}
+	w := Webhook{ID: r.WebhookID, Secret: r.Secret, OldSecret: r.OldSecret, OldSecretUntil: r.OldSecretUntil}
+	if err := s.openWebhook(&w); err != nil {
+		return nil, fmt.Errorf("prepare attempt: %w", err)
+	}
 	return &WebhookSend{Delivery: r.WebhookDelivery, URL: r.URL, Secrets: w.Secrets(s.Now().UTC()), Attempts: r.Attempts}, nil
 }
 

@@ -177,6 +177,10 @@ func (s *Store) CreateWebhook(ctx context.Context, in NewWebhook) (*Webhook, err
 	if err != nil {
 		return nil, err
 	}
+	sealed, err := s.seal(purposeWebhookSecret, secret)
+	if err != nil {
+		return nil, fmt.Errorf("create webhook: %w", err)
+	}
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
@@ -199,7 +203,7 @@ func (s *Store) CreateWebhook(ctx context.Context, in NewWebhook) (*Webhook, err
 		w.Description = *u.Description
 	}
 	err = tx.get(ctx, &w.ID, `INSERT INTO webhooks (url, description, enabled, secret, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-		w.URL, w.Description, true, w.Secret, w.CreatedAt)
+		w.URL, w.Description, true, sealed, w.CreatedAt)
 	if err != nil {
 		return nil, fmt.Errorf("create webhook: %w", err)
 	}
@@ -231,6 +235,11 @@ func (s *Store) FindWebhooks(ctx context.Context) ([]*Webhook, error) {
 	if err := s.stmts.SelectOnce(ctx, &ws, `SELECT `+webhookCols+` FROM webhooks ORDER BY id`); err != nil {
 		return nil, fmt.Errorf("find webhooks: %w", err)
 	}
+	for _, w := range ws {
+		if err := s.openWebhook(w); err != nil {
+			return nil, fmt.Errorf("find webhooks: %w", err)
+		}
+	}
 	return ws, s.fillSubscriptions(ctx, ws...)
 }
 
@@ -239,6 +248,9 @@ func (s *Store) FindWebhookByID(ctx context.Context, id int64) (*Webhook, error)
 	w, err := findOne[Webhook](ctx, s.get, "webhook", notFound("Webhook", id), `SELECT `+webhookCols+` FROM webhooks WHERE id = $1`, id)
 	if err != nil {
 		return nil, err
+	}
+	if err := s.openWebhook(w); err != nil {
+		return nil, fmt.Errorf("find webhook: %w", err)
 	}
 	return w, s.fillSubscriptions(ctx, w)
 }
@@ -305,12 +317,20 @@ func (s *Store) RotateWebhookSecret(ctx context.Context, id int64) (*Webhook, er
 	if err != nil {
 		return nil, err
 	}
+	sealed, err := s.seal(purposeWebhookSecret, secret)
+	if err != nil {
+		return nil, fmt.Errorf("rotate secret: %w", err)
+	}
 	return s.changeWebhook(ctx, id, AuditWebhookRotate, func(tx *Tx, w *Webhook) error {
 		until := tx.now.Add(WebhookOldSecretTTL)
 		old := w.Secret
+		sealedOld, err := s.seal(purposeWebhookOldSecret, old)
+		if err != nil {
+			return fmt.Errorf("rotate secret: %w", err)
+		}
 		w.OldSecret, w.OldSecretUntil, w.Secret = &old, &until, secret
-		_, err := tx.exec(ctx, `UPDATE webhooks SET old_secret = $1, old_secret_until = $2, secret = $3 WHERE id = $4`,
-			w.OldSecret, w.OldSecretUntil, w.Secret, id)
+		_, err = tx.exec(ctx, `UPDATE webhooks SET old_secret = $1, old_secret_until = $2, secret = $3 WHERE id = $4`,
+			sealedOld, w.OldSecretUntil, sealed, id)
 		if err != nil {
 			return fmt.Errorf("rotate secret: %w", err)
 		}
@@ -334,6 +354,9 @@ func (s *Store) changeWebhook(ctx context.Context, id int64, action string, chan
 	w, err := findOne[Webhook](ctx, tx.get, "webhook", notFound("Webhook", id), q, id)
 	if err != nil {
 		return nil, err
+	}
+	if err := s.openWebhook(w); err != nil {
+		return nil, fmt.Errorf("change webhook: %w", err)
 	}
 	if err := tx.webhookEvents(ctx, w); err != nil {
 		return nil, err
