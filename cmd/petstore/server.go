@@ -49,7 +49,12 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 		return nil, err
 	}
 	store.Currency = cfg.Currency
+	store.Secrets = cfg.SecretKeys
 	if err := store.Migrate(ctx); err != nil {
+		store.Close()
+		return nil, err
+	}
+	if err := sealSecrets(ctx, store, logger); err != nil {
 		store.Close()
 		return nil, err
 	}

@@ -112,15 +112,21 @@ func Postgres(tb testing.TB) *db.Store {
 // dbtest opens seals its secrets under it, as a server does under
 // PETSTORE_SECRET_KEYS.
 var Keyring = sync.OnceValue(func() *secrets.Keyring {
-	key, err := secrets.GenerateKey()
-	if err != nil {
-		panic(err)
-	}
-	k, err := secrets.Parse(key)
+	k, err := secrets.Parse(SecretKey())
 	if err != nil {
 		panic(err)
 	}
 	return k
+})
+
+// SecretKey is the key of Keyring in hex, as PETSTORE_SECRET_KEYS takes
+// it: a server a test starts reads what the test's stores sealed.
+var SecretKey = sync.OnceValue(func() string {
+	key, err := secrets.GenerateKey()
+	if err != nil {
+		panic(err)
+	}
+	return key
 })
 
 // mustOpen opens the store on a clock standing at Present; a test that
