@@ -203,6 +203,7 @@ func TestWebhookSurvivesKill(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer store.Close()
+		store.Secrets = dbtest.Keyring() // the process below seals and opens with dbtest.SecretKey
 		if err := store.Migrate(ctx); err != nil {
 			t.Fatal(err)
 		}
