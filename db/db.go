@@ -92,6 +92,10 @@ type Store struct {
 	// an error it returns fails the import (its transaction rolls back).
 	importFault func(written int64) error
 
+	// retries counts transactions run again after a transient conflict
+	// (retry.go).
+	retries txRetries
+
 	horizon  outbox.Horizon  // PostgreSQL: how far readers may deliver events
 	notifier outbox.Notifier // PostgreSQL: NOTIFY other instances after commits
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/jmoiron/sqlx"
+
 	"petstore/db/internal/migrate"
 )
 
@@ -98,4 +100,11 @@ func (s *Store) FailImportsAfter(n int64) {
 		}
 		return nil
 	}
+}
+
+// RunInTx runs fn in a write transaction under the store's retry rule for
+// transient conflicts (inTx), for tests that force one.
+func (s *Store) RunInTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	_, err := inTx(ctx, s, func(tx *Tx) (struct{}, error) { return struct{}{}, fn(tx.Tx) })
+	return err
 }
