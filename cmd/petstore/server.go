@@ -67,6 +67,7 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 
 	metrics := web.NewMetrics(store.DB().DB)
 	metrics.WatchOrderBatches(store.OrderBatches)
+	metrics.WatchTxRetries(db.TxRetryCodes(), store.TxRetries)
 	counters := ratelimit.Store(ratelimit.NewMemoryStore())
 	var shared *ratelimit.FailoverStore
 	if cfg.Redis != nil {
