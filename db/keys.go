@@ -274,25 +274,22 @@ func errKeyRevoked(id int64) error {
 // RevokeAPIKey revokes a key for good. Revoking twice is fine.
 // Errors: not_found.
 func (s *Store) RevokeAPIKey(ctx context.Context, id int64) error {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	res, err := tx.exec(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2`, tx.now, id)
-	if err != nil {
-		return fmt.Errorf("revoke key: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return notFound("API key", id)
-	}
-	if err := tx.bumpAuthVersion(ctx); err != nil {
-		return err
-	}
-	if err := tx.audit(AuditKeyRevoke, TargetID(auditTargetKey, id), nil); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return inTxDo(ctx, s, func(tx *Tx) error {
+		res, err := tx.exec(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2`, tx.now, id)
+		if err != nil {
+			return fmt.Errorf("revoke key: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound("API key", id)
+		}
+		if err := tx.bumpAuthVersion(ctx); err != nil {
+			return err
+		}
+		if err := tx.audit(AuditKeyRevoke, TargetID(auditTargetKey, id), nil); err != nil {
+			return err
+		}
+		return nil
+	})
 }
 
 // fillBans sets BannedUntil on keys with an active ban.

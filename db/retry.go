@@ -95,3 +95,10 @@ func runTx[T any](ctx context.Context, s *Store, fn func(tx *Tx) (T, error)) (T,
 	}
 	return v, nil
 }
+
+// inTxDo is inTx for a transaction function that returns nothing but its
+// error.
+func inTxDo(ctx context.Context, s *Store, fn func(tx *Tx) error) error {
+	_, err := inTx(ctx, s, func(tx *Tx) (struct{}, error) { return struct{}{}, fn(tx) })
+	return err
+}
