@@ -39,15 +39,6 @@ func (s *Store) seal(purpose, plain string) (string, error) {
 	return s.Secrets.Seal(purpose, plain)
 }
 
-// sealPtr is seal of an optional value.
-func (s *Store) sealPtr(purpose string, plain *string) (*string, error) {
-	if plain == nil {
-		return nil, nil
-	}
-	v, err := s.seal(purpose, *plain)
-	return &v, err
-}
-
 // open opens a value read from the column of purpose. A value not sealed
 // is one written before secrets were (SealSecrets seals those at start):
 // it is returned as it is.

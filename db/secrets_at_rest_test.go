@@ -147,7 +147,6 @@ func dumpFile(t *testing.T, s *db.Store) []byte {
 // the store still signs with them and accepts the user's codes.
 func TestSecretsAtRest(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
-		bg := context.Background()
 		f := newSecretsFixture(t, open, dbtest.Keyring())
 		dump := dumpTables(t, f.s)
 		var file []byte
@@ -163,7 +162,6 @@ func TestSecretsAtRest(t *testing.T) {
 			}
 		}
 		wantSecretsWork(t, f)
-		_ = bg
 	})
 }
 
