@@ -152,13 +152,10 @@ func (s *Store) Audit(ctx context.Context, action string, target Target, changes
 	if _, ok := OriginFrom(ctx); !ok {
 		return nil
 	}
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := tx.audit(action, target, changes); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return inTxDo(ctx, s, func(tx *Tx) error {
+		if err := tx.audit(action, target, changes); err != nil {
+			return err
+		}
+		return nil
+	})
 }

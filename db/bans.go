@@ -45,18 +45,15 @@ func (s *Store) ActiveBans(ctx context.Context) (map[string]time.Time, error) {
 // CreateBan records a ban from start until until, and bumps the change
 // counter so every instance's ban cache sees it on its next request.
 func (s *Store) CreateBan(ctx context.Context, subject string, start, until time.Time) error {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if _, err := tx.exec(ctx, `INSERT INTO bans (subject, started_at, ends_at) VALUES ($1, $2, $3)`, subject, start.UTC(), until.UTC()); err != nil {
-		return fmt.Errorf("create ban: %w", err)
-	}
-	if err := tx.bumpAuthVersion(ctx); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return inTxDo(ctx, s, func(tx *Tx) error {
+		if _, err := tx.exec(ctx, `INSERT INTO bans (subject, started_at, ends_at) VALUES ($1, $2, $3)`, subject, start.UTC(), until.UTC()); err != nil {
+			return fmt.Errorf("create ban: %w", err)
+		}
+		if err := tx.bumpAuthVersion(ctx); err != nil {
+			return err
+		}
+		return nil
+	})
 }
 
 // CountBans counts the subject's bans started after since that were not lifted.
@@ -73,16 +70,13 @@ func (s *Store) CountBans(ctx context.Context, subject string, since time.Time) 
 // count toward later doubling. It bumps the change counter so every
 // instance's ban cache sees the lift on its next request.
 func (s *Store) LiftBan(ctx context.Context, subject string, now time.Time) error {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if _, err := tx.exec(ctx, `UPDATE bans SET lifted_at = $1 WHERE subject = $2 AND lifted_at IS NULL AND ends_at > $1`, now.UTC(), subject); err != nil {
-		return fmt.Errorf("lift ban: %w", err)
-	}
-	if err := tx.bumpAuthVersion(ctx); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return inTxDo(ctx, s, func(tx *Tx) error {
+		if _, err := tx.exec(ctx, `UPDATE bans SET lifted_at = $1 WHERE subject = $2 AND lifted_at IS NULL AND ends_at > $1`, now.UTC(), subject); err != nil {
+			return fmt.Errorf("lift ban: %w", err)
+		}
+		if err := tx.bumpAuthVersion(ctx); err != nil {
+			return err
+		}
+		return nil
+	})
 }

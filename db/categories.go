@@ -66,32 +66,30 @@ func (s *Store) saveCategory(ctx context.Context, id int64, in NewCategory) (*Ca
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	if err := tx.checkCategoryName(ctx, *in.Name, id); err != nil {
-		return nil, err
-	}
-	var c *Category
-	var before fields
-	action := AuditCategoryCreate
-	if id == 0 {
-		c, err = tx.insertCategory(ctx, in)
-	} else {
-		action = AuditCategoryUpdate
-		if before, err = tx.categoryFields(ctx, id); err == nil {
-			c, err = tx.updateCategory(ctx, id, in)
+	return inTx(ctx, s, func(tx *Tx) (*Category, error) {
+		if err := tx.checkCategoryName(ctx, *in.Name, id); err != nil {
+			return nil, err
 		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := tx.audit(action, TargetID(auditTargetCategory, c.ID), diff(before, c.auditFields())); err != nil {
-		return nil, err
-	}
-	return c, tx.Commit()
+		var c *Category
+		var before fields
+		var err error
+		action := AuditCategoryCreate
+		if id == 0 {
+			c, err = tx.insertCategory(ctx, in)
+		} else {
+			action = AuditCategoryUpdate
+			if before, err = tx.categoryFields(ctx, id); err == nil {
+				c, err = tx.updateCategory(ctx, id, in)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := tx.audit(action, TargetID(auditTargetCategory, c.ID), diff(before, c.auditFields())); err != nil {
+			return nil, err
+		}
+		return c, nil
+	})
 }
 
 // categoryFields reads a live category's audited fields before a change
@@ -147,33 +145,30 @@ func (tx *Tx) updateCategory(ctx context.Context, id int64, in NewCategory) (*Ca
 // the database (soft delete) because deleted pets still refer to it.
 // Errors: not_found, category_in_use.
 func (s *Store) DeleteCategory(ctx context.Context, id int64) error {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var pets int
-	if err := tx.get(ctx, &pets, `SELECT count(*) FROM pets WHERE category_id = $1 AND deleted_at IS NULL`, id); err != nil {
-		return fmt.Errorf("count pets: %w", err)
-	}
-	before, err := tx.categoryFields(ctx, id)
-	if err != nil {
-		return err
-	}
-	res, err := tx.exec(ctx, `UPDATE categories SET deleted_at = $1 WHERE id = $2 AND deleted_at IS NULL`, tx.now, id)
-	if err != nil {
-		return fmt.Errorf("delete category: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return notFound("Category", id)
-	}
-	if pets > 0 {
-		return Errorf(ECategoryInUse, "Category %d still has %d pets.", id, pets)
-	}
-	if err := tx.audit(AuditCategoryDelete, TargetID(auditTargetCategory, id), diff(before, nil)); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return inTxDo(ctx, s, func(tx *Tx) error {
+		var pets int
+		if err := tx.get(ctx, &pets, `SELECT count(*) FROM pets WHERE category_id = $1 AND deleted_at IS NULL`, id); err != nil {
+			return fmt.Errorf("count pets: %w", err)
+		}
+		before, err := tx.categoryFields(ctx, id)
+		if err != nil {
+			return err
+		}
+		res, err := tx.exec(ctx, `UPDATE categories SET deleted_at = $1 WHERE id = $2 AND deleted_at IS NULL`, tx.now, id)
+		if err != nil {
+			return fmt.Errorf("delete category: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound("Category", id)
+		}
+		if pets > 0 {
+			return Errorf(ECategoryInUse, "Category %d still has %d pets.", id, pets)
+		}
+		if err := tx.audit(AuditCategoryDelete, TargetID(auditTargetCategory, id), diff(before, nil)); err != nil {
+			return err
+		}
+		return nil
+	})
 }
 
 // checkCategoryName fails with category_exists when another live category

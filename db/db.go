@@ -23,6 +23,7 @@ import (
 	"petstore/db/internal/counters"
 	"petstore/db/internal/outbox"
 	"petstore/db/internal/stmtcache"
+	"petstore/db/secrets"
 )
 
 // Dialects the store speaks.
@@ -49,6 +50,11 @@ type Store struct {
 	// Open sets DefaultCurrency; set it before the store is used. Pets show
 	// it, and every order placed records it.
 	Currency string
+
+	// Secrets seals the secrets the store keeps (PETSTORE_SECRET_KEYS):
+	// set it before the store is used. Without it the store refuses to
+	// write a secret (ErrNoKeyring) rather than write one in plain text.
+	Secrets *secrets.Keyring
 
 	// Now is the clock Open was given: the one cmd hands to every part, in
 	// UTC and truncated to the microsecond (PostgreSQL keeps no finer, so a
@@ -85,6 +91,10 @@ type Store struct {
 	// importFault, set by tests, runs after each batch an import writes:
 	// an error it returns fails the import (its transaction rolls back).
 	importFault func(written int64) error
+
+	// retries counts transactions run again after a transient conflict
+	// (retry.go).
+	retries txRetries
 
 	horizon  outbox.Horizon  // PostgreSQL: how far readers may deliver events
 	notifier outbox.Notifier // PostgreSQL: NOTIFY other instances after commits

@@ -5,14 +5,17 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/jmoiron/sqlx"
+
 	"petstore/db/internal/migrate"
+	"petstore/db/riverdb"
 )
 
 // MigrateUpTo applies the migrations up to version, for tests that start
 // from an older schema: River's first, all of them, as Migrate does (our
 // triggers name its tables).
 func (s *Store) MigrateUpTo(ctx context.Context, version int64) error {
-	if err := s.migrateQueue(ctx); err != nil {
+	if err := riverdb.Migrate(ctx, s.dialect, s.db.DB); err != nil {
 		return err
 	}
 	root, err := migrationsFS()
@@ -102,4 +105,11 @@ func (s *Store) FailImportsAfter(n int64) {
 		}
 		return nil
 	}
+}
+
+// RunInTx runs fn in a write transaction under the store's retry rule for
+// transient conflicts (inTx), for tests that force one.
+func (s *Store) RunInTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	_, err := inTx(ctx, s, func(tx *Tx) (struct{}, error) { return struct{}{}, fn(tx.Tx) })
+	return err
 }

@@ -65,30 +65,27 @@ func (s *Store) SetInventory(ctx context.Context, petID int64, u InventoryUpdate
 	if err := u.Validate(); err != nil {
 		return nil, err
 	}
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	p, err := tx.lockPet(ctx, petID)
-	if err != nil {
-		return nil, err
-	}
-	open, err := tx.openOrders(ctx, petID)
-	if err != nil {
-		return nil, err
-	}
-	before := fields{"quantity": p.Stock, "status": p.Status}
-	p.Stock = *u.Quantity
-	p.Status = deriveStatus(p.Stock, open)
-	if err := tx.writeStock(ctx, p); err != nil {
-		return nil, err
-	}
-	after := fields{"quantity": p.Stock, "status": p.Status}
-	if err := tx.audit(AuditInventorySet, TargetID(auditTargetPet, petID), diff(before, after)); err != nil {
-		return nil, err
-	}
-	return p.Inventory(), tx.Commit()
+	return inTx(ctx, s, func(tx *Tx) (*InventoryItem, error) {
+		p, err := tx.lockPet(ctx, petID)
+		if err != nil {
+			return nil, err
+		}
+		open, err := tx.openOrders(ctx, petID)
+		if err != nil {
+			return nil, err
+		}
+		before := fields{"quantity": p.Stock, "status": p.Status}
+		p.Stock = *u.Quantity
+		p.Status = deriveStatus(p.Stock, open)
+		if err := tx.writeStock(ctx, p); err != nil {
+			return nil, err
+		}
+		after := fields{"quantity": p.Stock, "status": p.Status}
+		if err := tx.audit(AuditInventorySet, TargetID(auditTargetPet, petID), diff(before, after)); err != nil {
+			return nil, err
+		}
+		return p.Inventory(), nil
+	})
 }
 
 // FindLowStock lists available pets with at most maxStock in stock, the

@@ -147,19 +147,24 @@ const keyCols = `k.id, k.name, k.prefix, k.hash, k.role, k.plan, k.per_minute, k
 // CreateAPIKey issues a key and returns it with the plain key, which is
 // never stored. Errors: validation_failed.
 func (s *Store) CreateAPIKey(ctx context.Context, in NewAPIKey) (*APIKey, string, error) {
-	tx, err := s.begin(ctx)
+	type issued struct {
+		key   *APIKey
+		plain string
+	}
+	r, err := inTx(ctx, s, func(tx *Tx) (issued, error) {
+		k, plain, err := tx.insertAPIKey(ctx, in)
+		if err != nil {
+			return issued{}, err
+		}
+		if err := tx.audit(AuditKeyCreate, TargetID(auditTargetKey, k.ID), diff(nil, k.auditFields())); err != nil {
+			return issued{}, err
+		}
+		return issued{k, plain}, nil
+	})
 	if err != nil {
 		return nil, "", err
 	}
-	defer tx.Rollback()
-	k, plain, err := tx.insertAPIKey(ctx, in)
-	if err != nil {
-		return nil, "", err
-	}
-	if err := tx.audit(AuditKeyCreate, TargetID(auditTargetKey, k.ID), diff(nil, k.auditFields())); err != nil {
-		return nil, "", err
-	}
-	return k, plain, tx.Commit()
+	return r.key, r.plain, nil
 }
 
 // insertAPIKey issues a key in the transaction. Errors: validation_failed.
@@ -218,50 +223,48 @@ func findAPIKey(ctx context.Context, g getter, id int64) (*APIKey, error) {
 // document lists for PATCH /keys/{keyId}; checked before the input.
 // Errors: validation_failed, not_found.
 func (s *Store) UpdateAPIKey(ctx context.Context, id int64, in NewAPIKey) (*APIKey, error) {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	k, err := findAPIKey(ctx, tx.get, id)
-	if err != nil {
-		return nil, err
-	}
-	if k.RevokedAt != nil {
-		return nil, errKeyRevoked(id)
-	}
-	lim, err := in.validate(k)
-	if err != nil {
-		return nil, err
-	}
-	before := k.auditFields()
-	if in.Name != nil {
-		k.Name = *in.Name
-	}
-	if in.Role != nil {
-		k.Role = *in.Role
-	}
-	if in.Plan != nil {
-		k.Plan = *in.Plan
-	}
-	k.PerMinute, k.PerDay = lim.PerMinute, lim.PerDay
-	// revoked_at again: on PostgreSQL a revocation committed since the read
-	// above makes this match no row.
-	res, err := tx.exec(ctx, `UPDATE api_keys SET name = $1, role = $2, plan = $3, per_minute = $4, per_day = $5
+	k, err := inTx(ctx, s, func(tx *Tx) (*APIKey, error) {
+		k, err := findAPIKey(ctx, tx.get, id)
+		if err != nil {
+			return nil, err
+		}
+		if k.RevokedAt != nil {
+			return nil, errKeyRevoked(id)
+		}
+		lim, err := in.validate(k)
+		if err != nil {
+			return nil, err
+		}
+		before := k.auditFields()
+		if in.Name != nil {
+			k.Name = *in.Name
+		}
+		if in.Role != nil {
+			k.Role = *in.Role
+		}
+		if in.Plan != nil {
+			k.Plan = *in.Plan
+		}
+		k.PerMinute, k.PerDay = lim.PerMinute, lim.PerDay
+		// revoked_at again: on PostgreSQL a revocation committed since the read
+		// above makes this match no row.
+		res, err := tx.exec(ctx, `UPDATE api_keys SET name = $1, role = $2, plan = $3, per_minute = $4, per_day = $5
 		WHERE id = $6 AND revoked_at IS NULL`, k.Name, k.Role, k.Plan, k.PerMinute, k.PerDay, id)
+		if err != nil {
+			return nil, fmt.Errorf("update key: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil, errKeyRevoked(id)
+		}
+		if err := tx.bumpAuthVersion(ctx); err != nil {
+			return nil, err
+		}
+		if err := tx.audit(AuditKeyUpdate, TargetID(auditTargetKey, id), diff(before, k.auditFields())); err != nil {
+			return nil, err
+		}
+		return k, nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("update key: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return nil, errKeyRevoked(id)
-	}
-	if err := tx.bumpAuthVersion(ctx); err != nil {
-		return nil, err
-	}
-	if err := tx.audit(AuditKeyUpdate, TargetID(auditTargetKey, id), diff(before, k.auditFields())); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
 	return k, s.fillBans(ctx, k)
@@ -274,25 +277,22 @@ func errKeyRevoked(id int64) error {
 // RevokeAPIKey revokes a key for good. Revoking twice is fine.
 // Errors: not_found.
 func (s *Store) RevokeAPIKey(ctx context.Context, id int64) error {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	res, err := tx.exec(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2`, tx.now, id)
-	if err != nil {
-		return fmt.Errorf("revoke key: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return notFound("API key", id)
-	}
-	if err := tx.bumpAuthVersion(ctx); err != nil {
-		return err
-	}
-	if err := tx.audit(AuditKeyRevoke, TargetID(auditTargetKey, id), nil); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return inTxDo(ctx, s, func(tx *Tx) error {
+		res, err := tx.exec(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2`, tx.now, id)
+		if err != nil {
+			return fmt.Errorf("revoke key: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound("API key", id)
+		}
+		if err := tx.bumpAuthVersion(ctx); err != nil {
+			return err
+		}
+		if err := tx.audit(AuditKeyRevoke, TargetID(auditTargetKey, id), nil); err != nil {
+			return err
+		}
+		return nil
+	})
 }
 
 // fillBans sets BannedUntil on keys with an active ban.

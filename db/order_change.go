@@ -20,48 +20,45 @@ func (s *Store) UpdateOrder(ctx context.Context, id int64, u OrderUpdate) (*Orde
 	if err := p.Err(); err != nil {
 		return nil, err
 	}
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	o, err := tx.lockOrder(ctx, id, nil)
-	if err != nil {
-		return nil, err
-	}
-	if u.Complete != nil && !*u.Complete && o.Complete {
-		return nil, Errorf(EOrderComplete, "Order %d is complete and cannot be reopened.", id)
-	}
-	completing := u.Complete != nil && *u.Complete && !o.Complete
-	before := o.auditFields()
-	if ship != nil {
-		o.ShipDate = ship
-	}
-	if completing {
-		o.Complete, o.State = true, OrderComplete
-	}
-	if _, err := tx.exec(ctx, `UPDATE orders SET ship_date = $1, state = $2, updated_at = $3 WHERE id = $4`,
-		o.ShipDate, o.State, tx.now, id); err != nil {
-		return nil, fmt.Errorf("update order: %w", err)
-	}
-	event := EventOrderUpdated
-	if completing {
-		event = EventOrderCompleted
-		if err := tx.settleAfterComplete(ctx, o.PetID); err != nil {
+	return inTx(ctx, s, func(tx *Tx) (*Order, error) {
+		o, err := tx.lockOrder(ctx, id, nil)
+		if err != nil {
 			return nil, err
 		}
-	}
-	if err := tx.addEvent(ctx, event, o); err != nil {
-		return nil, err
-	}
-	action := AuditOrderUpdate
-	if completing {
-		action = AuditOrderComplete
-	}
-	if err := tx.audit(action, TargetID(auditTargetOrder, id), diff(before, o.auditFields())); err != nil {
-		return nil, err
-	}
-	return o, tx.Commit()
+		if u.Complete != nil && !*u.Complete && o.Complete {
+			return nil, Errorf(EOrderComplete, "Order %d is complete and cannot be reopened.", id)
+		}
+		completing := u.Complete != nil && *u.Complete && !o.Complete
+		before := o.auditFields()
+		if ship != nil {
+			o.ShipDate = ship
+		}
+		if completing {
+			o.Complete, o.State = true, OrderComplete
+		}
+		if _, err := tx.exec(ctx, `UPDATE orders SET ship_date = $1, state = $2, updated_at = $3 WHERE id = $4`,
+			o.ShipDate, o.State, tx.now, id); err != nil {
+			return nil, fmt.Errorf("update order: %w", err)
+		}
+		event := EventOrderUpdated
+		if completing {
+			event = EventOrderCompleted
+			if err := tx.settleAfterComplete(ctx, o.PetID); err != nil {
+				return nil, err
+			}
+		}
+		if err := tx.addEvent(ctx, event, o); err != nil {
+			return nil, err
+		}
+		action := AuditOrderUpdate
+		if completing {
+			action = AuditOrderComplete
+		}
+		if err := tx.audit(action, TargetID(auditTargetOrder, id), diff(before, o.auditFields())); err != nil {
+			return nil, err
+		}
+		return o, nil
+	})
 }
 
 // settleAfterComplete re-derives the pet's status once one of its orders
@@ -89,42 +86,39 @@ func (tx *Tx) settleAfterComplete(ctx context.Context, petID int64) error {
 // CancelOrder cancels an open order the owner may see (nil: any) and puts
 // its quantity back in stock. Errors: not_found, order_complete.
 func (s *Store) CancelOrder(ctx context.Context, id int64, owner *Owner) error {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	o, err := tx.lockOrder(ctx, id, owner)
-	if err != nil {
-		return err
-	}
-	if o.Complete {
-		return Errorf(EOrderComplete, "Order %d is complete and cannot be cancelled.", id)
-	}
-	if _, err := tx.exec(ctx, `UPDATE orders SET state = 'cancelled', updated_at = $1 WHERE id = $2`, tx.now, id); err != nil {
-		return fmt.Errorf("cancel order: %w", err)
-	}
-	pet, err := tx.lockPet(ctx, o.PetID)
-	switch {
-	case err == nil:
-		pet.Stock += o.Quantity
-		pet.Status = StatusAvailable
-		if err := tx.writeStock(ctx, pet); err != nil {
+	return inTxDo(ctx, s, func(tx *Tx) error {
+		o, err := tx.lockOrder(ctx, id, owner)
+		if err != nil {
 			return err
 		}
-	case ErrorCode(err) != ENotFound:
-		return err
-	}
-	before := o.auditFields()
-	o.State = OrderCancelled
-	if err := tx.addEvent(ctx, EventOrderCancelled, o); err != nil {
-		return err
-	}
-	// A customer's own cancel carries no origin and is not audited.
-	if err := tx.audit(AuditOrderCancel, TargetID(auditTargetOrder, id), diff(before, o.auditFields())); err != nil {
-		return err
-	}
-	return tx.Commit()
+		if o.Complete {
+			return Errorf(EOrderComplete, "Order %d is complete and cannot be cancelled.", id)
+		}
+		if _, err := tx.exec(ctx, `UPDATE orders SET state = 'cancelled', updated_at = $1 WHERE id = $2`, tx.now, id); err != nil {
+			return fmt.Errorf("cancel order: %w", err)
+		}
+		pet, err := tx.lockPet(ctx, o.PetID)
+		switch {
+		case err == nil:
+			pet.Stock += o.Quantity
+			pet.Status = StatusAvailable
+			if err := tx.writeStock(ctx, pet); err != nil {
+				return err
+			}
+		case ErrorCode(err) != ENotFound:
+			return err
+		}
+		before := o.auditFields()
+		o.State = OrderCancelled
+		if err := tx.addEvent(ctx, EventOrderCancelled, o); err != nil {
+			return err
+		}
+		// A customer's own cancel carries no origin and is not audited.
+		if err := tx.audit(AuditOrderCancel, TargetID(auditTargetOrder, id), diff(before, o.auditFields())); err != nil {
+			return err
+		}
+		return nil
+	})
 }
 
 // lockOrder reads an order for update. The pet is locked after the order;

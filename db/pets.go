@@ -223,23 +223,20 @@ func (s *Store) CreatePet(ctx context.Context, in NewPet) (*Pet, error) {
 	if status == StatusSold {
 		stock = 0
 	}
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	if err := tx.checkCategory(ctx, *in.CategoryID); err != nil {
-		return nil, err
-	}
-	p := &Pet{Name: *in.Name, CategoryID: *in.CategoryID, Stock: stock}
-	in.apply(p)
-	if err := tx.insertPet(ctx, p); err != nil {
-		return nil, err
-	}
-	if err := tx.audit(AuditPetCreate, TargetID(auditTargetPet, p.ID), diff(nil, p.auditFields())); err != nil {
-		return nil, err
-	}
-	return p, tx.Commit()
+	return inTx(ctx, s, func(tx *Tx) (*Pet, error) {
+		if err := tx.checkCategory(ctx, *in.CategoryID); err != nil {
+			return nil, err
+		}
+		p := &Pet{Name: *in.Name, CategoryID: *in.CategoryID, Stock: stock}
+		in.apply(p)
+		if err := tx.insertPet(ctx, p); err != nil {
+			return nil, err
+		}
+		if err := tx.audit(AuditPetCreate, TargetID(auditTargetPet, p.ID), diff(nil, p.auditFields())); err != nil {
+			return nil, err
+		}
+		return p, nil
+	})
 }
 
 // insertPet writes p, a pet of a live category, with its inventory entry
@@ -273,97 +270,91 @@ func (s *Store) UpdatePet(ctx context.Context, id int64, in NewPet) (*Pet, error
 	if err := in.Validate(today(s.Now())); err != nil {
 		return nil, err
 	}
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	p, err := tx.lockPet(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if err := tx.checkCategory(ctx, *in.CategoryID); err != nil {
-		return nil, err
-	}
-	before := p.auditFields()
-	stock := p.Stock
-	if in.Status != nil && *in.Status != p.Status {
-		to := *in.Status
-		switch {
-		case to == StatusPending || p.Status == StatusPending:
-			return nil, Errorf(EInvalidTransition, "Status %s cannot be changed to %s by hand: pending follows from orders.", p.Status, to)
-		case to == StatusSold:
-			open, err := tx.openOrders(ctx, id)
-			if err != nil {
-				return nil, err
-			}
-			if open > 0 {
-				return nil, Errorf(EPetHasOpenOrders, "Pet %d has %d open orders.", id, open)
-			}
-			stock = 0
-		case to == StatusAvailable:
-			stock = 1
-		}
-		p.Status = to
-	}
-	p.Name, p.CategoryID = *in.Name, *in.CategoryID
-	in.apply(p)
-	if _, err := tx.exec(ctx, `UPDATE pets SET name = $1, name_key = $2, category_id = $3, status = $4, price = $5,
-		description = $6, breed = $7, birth_date = $8, updated_at = $9 WHERE id = $10`,
-		p.Name, foldName(p.Name), p.CategoryID, p.Status, p.Price, p.Description, p.Breed, p.BirthDate, tx.now, id); err != nil {
-		return nil, fmt.Errorf("update pet: %w", err)
-	}
-	if stock != p.Stock {
-		p.Stock = stock
-		if err := tx.writeStock(ctx, p); err != nil {
+	return inTx(ctx, s, func(tx *Tx) (*Pet, error) {
+		p, err := tx.lockPet(ctx, id)
+		if err != nil {
 			return nil, err
 		}
-	}
-	if err := tx.addEvent(ctx, EventPetUpdated, p); err != nil {
-		return nil, err
-	}
-	// One entry per update: pet.price when the price is among the changes
-	// (so a filter on pet.price finds every price change), else pet.update.
-	changes := diff(before, p.auditFields())
-	action := AuditPetUpdate
-	if _, ok := changes["price"]; ok {
-		action = AuditPetPrice
-	}
-	if err := tx.audit(action, TargetID(auditTargetPet, id), changes); err != nil {
-		return nil, err
-	}
-	return p, tx.Commit()
+		if err := tx.checkCategory(ctx, *in.CategoryID); err != nil {
+			return nil, err
+		}
+		before := p.auditFields()
+		stock := p.Stock
+		if in.Status != nil && *in.Status != p.Status {
+			to := *in.Status
+			switch {
+			case to == StatusPending || p.Status == StatusPending:
+				return nil, Errorf(EInvalidTransition, "Status %s cannot be changed to %s by hand: pending follows from orders.", p.Status, to)
+			case to == StatusSold:
+				open, err := tx.openOrders(ctx, id)
+				if err != nil {
+					return nil, err
+				}
+				if open > 0 {
+					return nil, Errorf(EPetHasOpenOrders, "Pet %d has %d open orders.", id, open)
+				}
+				stock = 0
+			case to == StatusAvailable:
+				stock = 1
+			}
+			p.Status = to
+		}
+		p.Name, p.CategoryID = *in.Name, *in.CategoryID
+		in.apply(p)
+		if _, err := tx.exec(ctx, `UPDATE pets SET name = $1, name_key = $2, category_id = $3, status = $4, price = $5,
+		description = $6, breed = $7, birth_date = $8, updated_at = $9 WHERE id = $10`,
+			p.Name, foldName(p.Name), p.CategoryID, p.Status, p.Price, p.Description, p.Breed, p.BirthDate, tx.now, id); err != nil {
+			return nil, fmt.Errorf("update pet: %w", err)
+		}
+		if stock != p.Stock {
+			p.Stock = stock
+			if err := tx.writeStock(ctx, p); err != nil {
+				return nil, err
+			}
+		}
+		if err := tx.addEvent(ctx, EventPetUpdated, p); err != nil {
+			return nil, err
+		}
+		// One entry per update: pet.price when the price is among the changes
+		// (so a filter on pet.price finds every price change), else pet.update.
+		changes := diff(before, p.auditFields())
+		action := AuditPetUpdate
+		if _, ok := changes["price"]; ok {
+			action = AuditPetPrice
+		}
+		if err := tx.audit(action, TargetID(auditTargetPet, id), changes); err != nil {
+			return nil, err
+		}
+		return p, nil
+	})
 }
 
 // DeletePet soft-deletes a pet: it disappears from the catalog and the
 // inventory, its orders stay. Errors: not_found, pet_has_open_orders.
 func (s *Store) DeletePet(ctx context.Context, id int64) error {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	p, err := tx.lockPet(ctx, id)
-	if err != nil {
-		return err
-	}
-	open, err := tx.openOrders(ctx, id)
-	if err != nil {
-		return err
-	}
-	if open > 0 {
-		return Errorf(EPetHasOpenOrders, "Pet %d has %d open orders.", id, open)
-	}
-	if _, err := tx.exec(ctx, `UPDATE pets SET deleted_at = $1, updated_at = $1 WHERE id = $2`, tx.now, id); err != nil {
-		return fmt.Errorf("delete pet: %w", err)
-	}
-	if err := tx.addEvent(ctx, EventPetDeleted, map[string]int64{"id": id}); err != nil {
-		return err
-	}
-	if err := tx.audit(AuditPetDelete, TargetID(auditTargetPet, id), diff(p.auditFields(), nil)); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return inTxDo(ctx, s, func(tx *Tx) error {
+		p, err := tx.lockPet(ctx, id)
+		if err != nil {
+			return err
+		}
+		open, err := tx.openOrders(ctx, id)
+		if err != nil {
+			return err
+		}
+		if open > 0 {
+			return Errorf(EPetHasOpenOrders, "Pet %d has %d open orders.", id, open)
+		}
+		if _, err := tx.exec(ctx, `UPDATE pets SET deleted_at = $1, updated_at = $1 WHERE id = $2`, tx.now, id); err != nil {
+			return fmt.Errorf("delete pet: %w", err)
+		}
+		if err := tx.addEvent(ctx, EventPetDeleted, map[string]int64{"id": id}); err != nil {
+			return err
+		}
+		if err := tx.audit(AuditPetDelete, TargetID(auditTargetPet, id), diff(p.auditFields(), nil)); err != nil {
+			return err
+		}
+		return nil
+	})
 }
 
 // lockPet takes the row lock that serialises every change to one pet's

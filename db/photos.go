@@ -157,101 +157,92 @@ func (s *Store) AddPhoto(ctx context.Context, petID int64, in NewPhoto) (*Photo,
 	} else {
 		in.Medium = PhotoSize{}
 	}
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	// The pet's lock serialises its photo changes, so the count is exact.
-	p, err := tx.lockPet(ctx, petID)
-	if err != nil {
-		return nil, err
-	}
-	if len(p.Photos) >= MaxPhotos {
-		return nil, Errorf(ETooManyPhotos, "Pet %d has %d photos already, the most a pet may have.", petID, len(p.Photos))
-	}
-	ph := Photo{Width: in.Large.Width, Height: in.Large.Height, ThumbWidth: in.Thumb.Width, ThumbHeight: in.Thumb.Height,
-		MediumWidth: in.Medium.Width, MediumHeight: in.Medium.Height}
-	err = tx.get(ctx, &ph.ID, `INSERT INTO photos (pet_id, width, height, large, large_etag, thumb_width, thumb_height, thumb, thumb_etag,
+	return inTx(ctx, s, func(tx *Tx) (*Photo, error) {
+		// The pet's lock serialises its photo changes, so the count is exact.
+		p, err := tx.lockPet(ctx, petID)
+		if err != nil {
+			return nil, err
+		}
+		if len(p.Photos) >= MaxPhotos {
+			return nil, Errorf(ETooManyPhotos, "Pet %d has %d photos already, the most a pet may have.", petID, len(p.Photos))
+		}
+		ph := Photo{Width: in.Large.Width, Height: in.Large.Height, ThumbWidth: in.Thumb.Width, ThumbHeight: in.Thumb.Height,
+			MediumWidth: in.Medium.Width, MediumHeight: in.Medium.Height}
+		err = tx.get(ctx, &ph.ID, `INSERT INTO photos (pet_id, width, height, large, large_etag, thumb_width, thumb_height, thumb, thumb_etag,
 		medium_width, medium_height, medium, medium_etag, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`,
-		petID, ph.Width, ph.Height, in.Large.JPEG, contentETag(in.Large.JPEG), ph.ThumbWidth, ph.ThumbHeight,
-		in.Thumb.JPEG, contentETag(in.Thumb.JPEG), nullSize(ph.MediumWidth), nullSize(ph.MediumHeight), medium, mediumTag, tx.now)
-	if err != nil {
-		return nil, fmt.Errorf("insert photo: %w", err)
-	}
-	ph.URL, ph.ThumbURL = PhotoURL(ph.ID, PhotoLarge), PhotoURL(ph.ID, PhotoThumb)
-	ph.setMediumURL()
-	before := p.photoIDs()
-	p.Photos = append(p.Photos, ph)
-	if err := tx.writePhotos(ctx, p, AuditPhotoAdd, before); err != nil {
-		return nil, err
-	}
-	return &ph, tx.Commit()
+			petID, ph.Width, ph.Height, in.Large.JPEG, contentETag(in.Large.JPEG), ph.ThumbWidth, ph.ThumbHeight,
+			in.Thumb.JPEG, contentETag(in.Thumb.JPEG), nullSize(ph.MediumWidth), nullSize(ph.MediumHeight), medium, mediumTag, tx.now)
+		if err != nil {
+			return nil, fmt.Errorf("insert photo: %w", err)
+		}
+		ph.URL, ph.ThumbURL = PhotoURL(ph.ID, PhotoLarge), PhotoURL(ph.ID, PhotoThumb)
+		ph.setMediumURL()
+		before := p.photoIDs()
+		p.Photos = append(p.Photos, ph)
+		if err := tx.writePhotos(ctx, p, AuditPhotoAdd, before); err != nil {
+			return nil, err
+		}
+		return &ph, nil
+	})
 }
 
 // DeletePhoto removes one of a pet's photos, bytes and all, and records
 // pet.updated. Errors: not_found (no such live pet, or not its photo).
 func (s *Store) DeletePhoto(ctx context.Context, petID, photoID int64) error {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	p, err := tx.lockPet(ctx, petID)
-	if err != nil {
-		return err
-	}
-	i := slices.IndexFunc(p.Photos, func(ph Photo) bool { return ph.ID == photoID })
-	if i < 0 {
-		return notFound("Photo", photoID)
-	}
-	if _, err := tx.exec(ctx, `DELETE FROM photos WHERE id = $1 AND pet_id = $2`, photoID, petID); err != nil {
-		return fmt.Errorf("delete photo: %w", err)
-	}
-	before := p.photoIDs()
-	p.Photos = slices.Delete(p.Photos, i, i+1)
-	if err := tx.writePhotos(ctx, p, AuditPhotoDelete, before); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return inTxDo(ctx, s, func(tx *Tx) error {
+		p, err := tx.lockPet(ctx, petID)
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(p.Photos, func(ph Photo) bool { return ph.ID == photoID })
+		if i < 0 {
+			return notFound("Photo", photoID)
+		}
+		if _, err := tx.exec(ctx, `DELETE FROM photos WHERE id = $1 AND pet_id = $2`, photoID, petID); err != nil {
+			return fmt.Errorf("delete photo: %w", err)
+		}
+		before := p.photoIDs()
+		p.Photos = slices.Delete(p.Photos, i, i+1)
+		if err := tx.writePhotos(ctx, p, AuditPhotoDelete, before); err != nil {
+			return err
+		}
+		return nil
+	})
 }
 
 // ReorderPhotos puts a pet's photos in the order of ids, which must name
 // each of them once, and records pet.updated. Errors: not_found,
 // validation_failed (field "photos").
 func (s *Store) ReorderPhotos(ctx context.Context, petID int64, ids []int64) (*Pet, error) {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	p, err := tx.lockPet(ctx, petID)
-	if err != nil {
-		return nil, err
-	}
-	byID := make(map[int64]Photo, len(p.Photos))
-	for _, ph := range p.Photos {
-		byID[ph.ID] = ph
-	}
-	ordered := make(Photos, 0, len(ids))
-	for _, id := range ids {
-		ph, ok := byID[id]
-		if !ok {
+	return inTx(ctx, s, func(tx *Tx) (*Pet, error) {
+		p, err := tx.lockPet(ctx, petID)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[int64]Photo, len(p.Photos))
+		for _, ph := range p.Photos {
+			byID[ph.ID] = ph
+		}
+		ordered := make(Photos, 0, len(ids))
+		for _, id := range ids {
+			ph, ok := byID[id]
+			if !ok {
+				return nil, Invalid("photos", "must name each of the pet's photos once")
+			}
+			delete(byID, id)
+			ordered = append(ordered, ph)
+		}
+		if len(byID) > 0 {
 			return nil, Invalid("photos", "must name each of the pet's photos once")
 		}
-		delete(byID, id)
-		ordered = append(ordered, ph)
-	}
-	if len(byID) > 0 {
-		return nil, Invalid("photos", "must name each of the pet's photos once")
-	}
-	before := p.photoIDs()
-	p.Photos = ordered
-	if err := tx.writePhotos(ctx, p, AuditPhotoReorder, before); err != nil {
-		return nil, err
-	}
-	return p, tx.Commit()
+		before := p.photoIDs()
+		p.Photos = ordered
+		if err := tx.writePhotos(ctx, p, AuditPhotoReorder, before); err != nil {
+			return nil, err
+		}
+		return p, nil
+	})
 }
 
 // writePhotos stores p.Photos in the pets row, records pet.updated and

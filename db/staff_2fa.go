@@ -120,36 +120,37 @@ func (s *Store) EnableStaffTwoFactor(ctx context.Context, id int64, secret, code
 	if err != nil {
 		return nil, err
 	}
-	tx, err := s.begin(ctx)
+	sealed, err := s.seal(purposeTOTPSecret, secret)
 	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	u, err := tx.lockStaffUser(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := tx.exec(ctx, `UPDATE staff_users SET totp_secret = $1, totp_enabled_at = $2, totp_last_step = $3 WHERE id = $4`,
-		secret, tx.now, step, id); err != nil {
 		return nil, fmt.Errorf("enable two-factor sign-in: %w", err)
 	}
-	if _, err := tx.exec(ctx, `DELETE FROM staff_recovery_codes WHERE staff_user_id = $1`, id); err != nil {
-		return nil, fmt.Errorf("replace recovery codes: %w", err)
-	}
-	for _, c := range codes {
-		if _, err := tx.exec(ctx, `INSERT INTO staff_recovery_codes (staff_user_id, code_hash) VALUES ($1, $2)`, id, HashKey(NormalizeCode(c))); err != nil {
-			return nil, fmt.Errorf("store recovery code: %w", err)
+	return inTx(ctx, s, func(tx *Tx) ([]string, error) {
+		u, err := tx.lockStaffUser(ctx, id)
+		if err != nil {
+			return nil, err
 		}
-	}
-	if err := tx.endSessions(ctx, id, keep); err != nil {
-		return nil, err
-	}
-	ch := Changes{}
-	ch.Set("twoFactor", u.TwoFactor(), true)
-	if err := tx.audit("staff.2fa_on", TargetID("staff", id), ch); err != nil {
-		return nil, err
-	}
-	return codes, tx.Commit()
+		if _, err := tx.exec(ctx, `UPDATE staff_users SET totp_secret = $1, totp_enabled_at = $2, totp_last_step = $3 WHERE id = $4`,
+			sealed, tx.now, step, id); err != nil {
+			return nil, fmt.Errorf("enable two-factor sign-in: %w", err)
+		}
+		if _, err := tx.exec(ctx, `DELETE FROM staff_recovery_codes WHERE staff_user_id = $1`, id); err != nil {
+			return nil, fmt.Errorf("replace recovery codes: %w", err)
+		}
+		for _, c := range codes {
+			if _, err := tx.exec(ctx, `INSERT INTO staff_recovery_codes (staff_user_id, code_hash) VALUES ($1, $2)`, id, HashKey(NormalizeCode(c))); err != nil {
+				return nil, fmt.Errorf("store recovery code: %w", err)
+			}
+		}
+		if err := tx.endSessions(ctx, id, keep); err != nil {
+			return nil, err
+		}
+		ch := Changes{}
+		ch.Set("twoFactor", u.TwoFactor(), true)
+		if err := tx.audit("staff.2fa_on", TargetID("staff", id), ch); err != nil {
+			return nil, err
+		}
+		return codes, nil
+	})
 }
 
 // DisableStaffTwoFactor turns user id's two-factor sign-in off, its secret
@@ -157,33 +158,30 @@ func (s *Store) EnableStaffTwoFactor(ctx context.Context, id int64, secret, code
 // session id of the user turning their own off; "" when an admin does it)
 // (staff.2fa_off). Errors: not_found.
 func (s *Store) DisableStaffTwoFactor(ctx context.Context, id int64, keep string) error {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	u, err := tx.lockStaffUser(ctx, id)
-	if err != nil {
-		return err
-	}
-	if !u.TwoFactor() {
+	return inTxDo(ctx, s, func(tx *Tx) error {
+		u, err := tx.lockStaffUser(ctx, id)
+		if err != nil {
+			return err
+		}
+		if !u.TwoFactor() {
+			return nil
+		}
+		if _, err := tx.exec(ctx, `UPDATE staff_users SET totp_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL WHERE id = $1`, id); err != nil {
+			return fmt.Errorf("disable two-factor sign-in: %w", err)
+		}
+		if _, err := tx.exec(ctx, `DELETE FROM staff_recovery_codes WHERE staff_user_id = $1`, id); err != nil {
+			return fmt.Errorf("delete recovery codes: %w", err)
+		}
+		if err := tx.endSessions(ctx, id, keep); err != nil {
+			return err
+		}
+		ch := Changes{}
+		ch.Set("twoFactor", true, false)
+		if err := tx.audit("staff.2fa_off", TargetID("staff", id), ch); err != nil {
+			return err
+		}
 		return nil
-	}
-	if _, err := tx.exec(ctx, `UPDATE staff_users SET totp_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL WHERE id = $1`, id); err != nil {
-		return fmt.Errorf("disable two-factor sign-in: %w", err)
-	}
-	if _, err := tx.exec(ctx, `DELETE FROM staff_recovery_codes WHERE staff_user_id = $1`, id); err != nil {
-		return fmt.Errorf("delete recovery codes: %w", err)
-	}
-	if err := tx.endSessions(ctx, id, keep); err != nil {
-		return err
-	}
-	ch := Changes{}
-	ch.Set("twoFactor", true, false)
-	if err := tx.audit("staff.2fa_off", TargetID("staff", id), ch); err != nil {
-		return err
-	}
-	return tx.Commit()
+	})
 }
 
 // UseStaffCode checks a code typed at sign-in for user id: a current TOTP
@@ -215,7 +213,11 @@ func (s *Store) UseStaffCode(ctx context.Context, id int64, code string) (bool, 
 	if err != nil {
 		return false, fmt.Errorf("read TOTP secret: %w", err)
 	}
-	step, ok := totpStep(secret.String, code, s.Now())
+	plain, err := s.open(purposeTOTPSecret, secret.String)
+	if err != nil {
+		return false, fmt.Errorf("read TOTP secret: %w", err)
+	}
+	step, ok := totpStep(plain, code, s.Now())
 	if !ok {
 		return false, nil
 	}

@@ -35,38 +35,35 @@ func (s *Store) StartStaffSession(ctx context.Context, in SignIn) (string, error
 		return "", fmt.Errorf("random session id: %w", err)
 	}
 	sid := base64.RawURLEncoding.EncodeToString(b)
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return "", err
-	}
-	defer tx.Rollback()
-	res, err := tx.exec(ctx, `UPDATE staff_users SET last_sign_in_at = $1 WHERE id = $2 AND disabled_at IS NULL`, tx.now, in.User.ID)
-	if err != nil {
-		return "", fmt.Errorf("record sign-in: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return "", fmt.Errorf("record sign-in: %w", err)
-	} else if n == 0 {
-		return "", ErrStaffDisabled
-	}
-	if in.Replace != "" {
-		if _, err := tx.exec(ctx, `DELETE FROM staff_sessions WHERE id = $1`, HashKey(in.Replace)); err != nil {
-			return "", fmt.Errorf("end staff session: %w", err)
+	return inTx(ctx, s, func(tx *Tx) (string, error) {
+		res, err := tx.exec(ctx, `UPDATE staff_users SET last_sign_in_at = $1 WHERE id = $2 AND disabled_at IS NULL`, tx.now, in.User.ID)
+		if err != nil {
+			return "", fmt.Errorf("record sign-in: %w", err)
 		}
-	}
-	if _, err := tx.exec(ctx, `INSERT INTO staff_sessions (id, staff_user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
-		HashKey(sid), in.User.ID, tx.now, tx.now.Add(in.TTL)); err != nil {
-		return "", fmt.Errorf("create staff session: %w", err)
-	}
-	if _, err := tx.exec(ctx, `DELETE FROM login_failures WHERE username = $1 AND client_ip = $2`, in.User.Username, in.Bucket); err != nil {
-		return "", fmt.Errorf("clear login failures: %w", err)
-	}
-	o := in.Origin
-	o.Actor = StaffActor(in.User.ID, in.User.Username)
-	if err := tx.writeAudit(o, "signin.success", TargetID("staff", in.User.ID), nil); err != nil {
-		return "", err
-	}
-	return sid, tx.Commit()
+		if n, err := res.RowsAffected(); err != nil {
+			return "", fmt.Errorf("record sign-in: %w", err)
+		} else if n == 0 {
+			return "", ErrStaffDisabled
+		}
+		if in.Replace != "" {
+			if _, err := tx.exec(ctx, `DELETE FROM staff_sessions WHERE id = $1`, HashKey(in.Replace)); err != nil {
+				return "", fmt.Errorf("end staff session: %w", err)
+			}
+		}
+		if _, err := tx.exec(ctx, `INSERT INTO staff_sessions (id, staff_user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
+			HashKey(sid), in.User.ID, tx.now, tx.now.Add(in.TTL)); err != nil {
+			return "", fmt.Errorf("create staff session: %w", err)
+		}
+		if _, err := tx.exec(ctx, `DELETE FROM login_failures WHERE username = $1 AND client_ip = $2`, in.User.Username, in.Bucket); err != nil {
+			return "", fmt.Errorf("clear login failures: %w", err)
+		}
+		o := in.Origin
+		o.Actor = StaffActor(in.User.ID, in.User.Username)
+		if err := tx.writeAudit(o, "signin.success", TargetID("staff", in.User.ID), nil); err != nil {
+			return "", err
+		}
+		return sid, nil
+	})
 }
 
 // ErrStaffDisabled refuses a disabled user's sign-in.

@@ -56,25 +56,22 @@ func (s *Store) AddStaffUser(ctx context.Context, in NewStaffUser) (*StaffUser, 
 	if !ValidRole(in.Role) {
 		return nil, Invalid("role", "must be admin or clerk")
 	}
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	u, err := tx.insertStaffUser(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	ch := Changes{}
-	ch.Set("username", nil, u.Username)
-	ch.Set("role", nil, u.Role)
-	if in.OneTime {
-		ch.Set("mustChangePassword", nil, true)
-	}
-	if err := tx.audit("staff.create", TargetID("staff", u.ID), ch); err != nil {
-		return nil, err
-	}
-	return u, tx.Commit()
+	return inTx(ctx, s, func(tx *Tx) (*StaffUser, error) {
+		u, err := tx.insertStaffUser(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		ch := Changes{}
+		ch.Set("username", nil, u.Username)
+		ch.Set("role", nil, u.Role)
+		if in.OneTime {
+			ch.Set("mustChangePassword", nil, true)
+		}
+		if err := tx.audit("staff.create", TargetID("staff", u.ID), ch); err != nil {
+			return nil, err
+		}
+		return u, nil
+	})
 }
 
 // FindStaffUsers lists every console user by username (a team is small).
@@ -125,89 +122,83 @@ func (s *Store) SetStaffRole(ctx context.Context, id int64, role string) (*Staff
 	if !ValidRole(role) {
 		return nil, Invalid("role", "must be admin or clerk")
 	}
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	u, err := tx.lockStaffUser(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if u.Role == role {
-		return u, nil
-	}
-	if u.Role == RoleAdmin && !u.Disabled() {
-		if n, err := tx.otherEnabledAdmins(ctx, id); err != nil {
-			return nil, err
-		} else if n == 0 {
-			return nil, errLastAdmin
-		}
-	}
-	if _, err := tx.exec(ctx, `UPDATE staff_users SET role = $1 WHERE id = $2`, role, id); err != nil {
-		return nil, fmt.Errorf("set staff role: %w", err)
-	}
-	if role == RoleClerk {
-		if err := tx.endSessions(ctx, id, ""); err != nil {
+	return inTx(ctx, s, func(tx *Tx) (*StaffUser, error) {
+		u, err := tx.lockStaffUser(ctx, id)
+		if err != nil {
 			return nil, err
 		}
-	}
-	ch := Changes{}
-	ch.Set("role", u.Role, role)
-	if err := tx.audit("staff.role", TargetID("staff", id), ch); err != nil {
-		return nil, err
-	}
-	u.Role = role
-	return u, tx.Commit()
-}
-
-// SetStaffDisabled disables user id (staff.disable), ending its sessions,
-// or enables it again (staff.enable). The last enabled admin is not
-// disabled. Errors: not_found, conflict (the last admin).
-func (s *Store) SetStaffDisabled(ctx context.Context, id int64, disabled bool) (*StaffUser, error) {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	u, err := tx.lockStaffUser(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if u.Disabled() == disabled {
-		return u, nil
-	}
-	action := "staff.enable"
-	var at any // NULL: enabled
-	if disabled {
-		action = "staff.disable"
-		at = tx.now
-		if u.IsAdmin() {
+		if u.Role == role {
+			return u, nil
+		}
+		if u.Role == RoleAdmin && !u.Disabled() {
 			if n, err := tx.otherEnabledAdmins(ctx, id); err != nil {
 				return nil, err
 			} else if n == 0 {
 				return nil, errLastAdmin
 			}
 		}
-		if err := tx.endSessions(ctx, id, ""); err != nil {
+		if _, err := tx.exec(ctx, `UPDATE staff_users SET role = $1 WHERE id = $2`, role, id); err != nil {
+			return nil, fmt.Errorf("set staff role: %w", err)
+		}
+		if role == RoleClerk {
+			if err := tx.endSessions(ctx, id, ""); err != nil {
+				return nil, err
+			}
+		}
+		ch := Changes{}
+		ch.Set("role", u.Role, role)
+		if err := tx.audit("staff.role", TargetID("staff", id), ch); err != nil {
 			return nil, err
 		}
-	}
-	if _, err := tx.exec(ctx, `UPDATE staff_users SET disabled_at = $1 WHERE id = $2`, at, id); err != nil {
-		return nil, fmt.Errorf("disable staff user: %w", err)
-	}
-	ch := Changes{}
-	ch.Set("disabled", !disabled, disabled)
-	if err := tx.audit(action, TargetID("staff", id), ch); err != nil {
-		return nil, err
-	}
-	if disabled {
-		now := tx.now
-		u.DisabledAt = &now
-	} else {
-		u.DisabledAt = nil
-	}
-	return u, tx.Commit()
+		u.Role = role
+		return u, nil
+	})
+}
+
+// SetStaffDisabled disables user id (staff.disable), ending its sessions,
+// or enables it again (staff.enable). The last enabled admin is not
+// disabled. Errors: not_found, conflict (the last admin).
+func (s *Store) SetStaffDisabled(ctx context.Context, id int64, disabled bool) (*StaffUser, error) {
+	return inTx(ctx, s, func(tx *Tx) (*StaffUser, error) {
+		u, err := tx.lockStaffUser(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if u.Disabled() == disabled {
+			return u, nil
+		}
+		action := "staff.enable"
+		var at any // NULL: enabled
+		if disabled {
+			action = "staff.disable"
+			at = tx.now
+			if u.IsAdmin() {
+				if n, err := tx.otherEnabledAdmins(ctx, id); err != nil {
+					return nil, err
+				} else if n == 0 {
+					return nil, errLastAdmin
+				}
+			}
+			if err := tx.endSessions(ctx, id, ""); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := tx.exec(ctx, `UPDATE staff_users SET disabled_at = $1 WHERE id = $2`, at, id); err != nil {
+			return nil, fmt.Errorf("disable staff user: %w", err)
+		}
+		ch := Changes{}
+		ch.Set("disabled", !disabled, disabled)
+		if err := tx.audit(action, TargetID("staff", id), ch); err != nil {
+			return nil, err
+		}
+		if disabled {
+			now := tx.now
+			u.DisabledAt = &now
+		} else {
+			u.DisabledAt = nil
+		}
+		return u, nil
+	})
 }
 
 // ResetStaffPassword gives user id a one-time password (its hash), to
@@ -226,26 +217,23 @@ func (s *Store) ChangeStaffPassword(ctx context.Context, id int64, passwordHash,
 }
 
 func (s *Store) setPassword(ctx context.Context, id int64, passwordHash string, oneTime bool, keep, action string) error {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	u, err := tx.lockStaffUser(ctx, id)
-	if err != nil {
-		return err
-	}
-	if _, err := tx.exec(ctx, `UPDATE staff_users SET password_hash = $1, must_change_password = $2 WHERE id = $3`, passwordHash, oneTime, id); err != nil {
-		return fmt.Errorf("set staff password: %w", err)
-	}
-	if err := tx.endSessions(ctx, id, keep); err != nil {
-		return err
-	}
-	// The password itself, or its hash, is never in the log.
-	ch := Changes{}
-	ch.Set("mustChangePassword", u.MustChangePassword, oneTime)
-	if err := tx.audit(action, TargetID("staff", id), ch); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return inTxDo(ctx, s, func(tx *Tx) error {
+		u, err := tx.lockStaffUser(ctx, id)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.exec(ctx, `UPDATE staff_users SET password_hash = $1, must_change_password = $2 WHERE id = $3`, passwordHash, oneTime, id); err != nil {
+			return fmt.Errorf("set staff password: %w", err)
+		}
+		if err := tx.endSessions(ctx, id, keep); err != nil {
+			return err
+		}
+		// The password itself, or its hash, is never in the log.
+		ch := Changes{}
+		ch.Set("mustChangePassword", u.MustChangePassword, oneTime)
+		if err := tx.audit(action, TargetID("staff", id), ch); err != nil {
+			return err
+		}
+		return nil
+	})
 }

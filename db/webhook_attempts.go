@@ -56,7 +56,10 @@ func (s *Store) PrepareWebhookAttempt(ctx context.Context, id, generation int64)
 		}
 		return nil, nil
 	}
-	w := Webhook{Secret: r.Secret, OldSecret: r.OldSecret, OldSecretUntil: r.OldSecretUntil}
+	w := Webhook{ID: r.WebhookID, Secret: r.Secret, OldSecret: r.OldSecret, OldSecretUntil: r.OldSecretUntil}
+	if err := s.openWebhook(&w); err != nil {
+		return nil, fmt.Errorf("prepare attempt: %w", err)
+	}
 	return &WebhookSend{Delivery: r.WebhookDelivery, URL: r.URL, Secrets: w.Secrets(s.Now().UTC()), Attempts: r.Attempts}, nil
 }
 
@@ -80,27 +83,24 @@ type WebhookAttemptResult struct {
 // disables it on a 410 or after WebhookFailingLimit of failures. It
 // returns the reason when this attempt disabled the endpoint, else "".
 func (s *Store) RecordWebhookAttempt(ctx context.Context, r WebhookAttemptResult) (string, error) {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return "", err
-	}
-	defer tx.Rollback()
-	a := r.Attempt
-	_, err = tx.exec(ctx, `INSERT INTO webhook_attempts (delivery_id, at, duration_ms, http_status, error) VALUES ($1, $2, $3, $4, $5)`,
-		r.DeliveryID, a.At, a.DurationMs, a.HTTPStatus, a.Error)
-	if err != nil {
-		return "", fmt.Errorf("record attempt: %w", err)
-	}
-	_, err = tx.exec(ctx, `UPDATE webhook_deliveries SET status = $1, next_attempt_at = $2, response_snippet = COALESCE($3, response_snippet)
+	return inTx(ctx, s, func(tx *Tx) (string, error) {
+		a := r.Attempt
+		_, err := tx.exec(ctx, `INSERT INTO webhook_attempts (delivery_id, at, duration_ms, http_status, error) VALUES ($1, $2, $3, $4, $5)`,
+			r.DeliveryID, a.At, a.DurationMs, a.HTTPStatus, a.Error)
+		if err != nil {
+			return "", fmt.Errorf("record attempt: %w", err)
+		}
+		_, err = tx.exec(ctx, `UPDATE webhook_deliveries SET status = $1, next_attempt_at = $2, response_snippet = COALESCE($3, response_snippet)
 		WHERE id = $4 AND generation = $5`, r.Status, r.NextAttemptAt, r.Snippet, r.DeliveryID, r.Generation)
-	if err != nil {
-		return "", fmt.Errorf("record delivery: %w", err)
-	}
-	reason, err := tx.recordStreak(ctx, r)
-	if err != nil {
-		return "", err
-	}
-	return reason, tx.Commit()
+		if err != nil {
+			return "", fmt.Errorf("record delivery: %w", err)
+		}
+		reason, err := tx.recordStreak(ctx, r)
+		if err != nil {
+			return "", err
+		}
+		return reason, nil
+	})
 }
 
 // recordStreak keeps an endpoint's failing streak: a success ends it, a

@@ -265,25 +265,22 @@ func (s *Store) RetryWebhookDelivery(ctx context.Context, webhookID, id int64, e
 // onEnabledWebhook runs fn in a transaction once it found the endpoint
 // enabled. Errors: not_found, webhook_disabled, and fn's.
 func (s *Store) onEnabledWebhook(ctx context.Context, webhookID int64, fn func(tx *Tx) error) error {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var enabled bool
-	err = tx.get(ctx, &enabled, `SELECT enabled FROM webhooks WHERE id = $1`, webhookID)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return notFound("Webhook", webhookID)
-	case err != nil:
-		return fmt.Errorf("find webhook: %w", err)
-	case !enabled:
-		return Errorf(EWebhookDisabled, "Webhook %d is disabled: enable it first.", webhookID)
-	}
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return inTxDo(ctx, s, func(tx *Tx) error {
+		var enabled bool
+		err := tx.get(ctx, &enabled, `SELECT enabled FROM webhooks WHERE id = $1`, webhookID)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return notFound("Webhook", webhookID)
+		case err != nil:
+			return fmt.Errorf("find webhook: %w", err)
+		case !enabled:
+			return Errorf(EWebhookDisabled, "Webhook %d is disabled: enable it first.", webhookID)
+		}
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return nil
+	})
 }
 
 // PurgeWebhookDeliveries deletes deliveries (with their attempts) older

@@ -177,41 +177,42 @@ func (s *Store) CreateWebhook(ctx context.Context, in NewWebhook) (*Webhook, err
 	if err != nil {
 		return nil, err
 	}
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	if tx.dialect() == DialectPostgres {
-		if _, err := tx.exec(ctx, `SELECT pg_advisory_xact_lock($1)`, webhookLockSpace); err != nil {
-			return nil, fmt.Errorf("lock webhooks: %w", err)
-		}
-	}
-	var n int
-	if err := tx.get(ctx, &n, `SELECT count(*) FROM webhooks`); err != nil {
-		return nil, fmt.Errorf("count webhooks: %w", err)
-	}
-	if n >= MaxWebhooks {
-		return nil, Errorf(ETooManyWebhooks, "A store has at most %d webhooks: delete one first.", MaxWebhooks)
-	}
-	w := &Webhook{URL: *u.URL, Events: *u.Events, Enabled: true, CreatedAt: tx.now, Secret: secret}
-	if u.Description != nil {
-		w.Description = *u.Description
-	}
-	// It gets the events committed from now on (RelayBatch.CreateWebhookDeliveries).
-	err = tx.get(ctx, &w.ID, `INSERT INTO webhooks (url, description, enabled, secret, created_at, after_event_id)
-		VALUES ($1, $2, $3, $4, $5, (SELECT COALESCE(MAX(id), 0) FROM events)) RETURNING id`,
-		w.URL, w.Description, true, w.Secret, w.CreatedAt)
+	sealed, err := s.seal(purposeWebhookSecret, secret)
 	if err != nil {
 		return nil, fmt.Errorf("create webhook: %w", err)
 	}
-	if err := tx.subscribe(ctx, w.ID, w.Events); err != nil {
-		return nil, err
-	}
-	if err := tx.audit(AuditWebhookCreate, TargetID(auditTargetWebhook, w.ID), diff(nil, w.auditFields())); err != nil {
-		return nil, err
-	}
-	return w, tx.Commit()
+	return inTx(ctx, s, func(tx *Tx) (*Webhook, error) {
+		if tx.dialect() == DialectPostgres {
+			if _, err := tx.exec(ctx, `SELECT pg_advisory_xact_lock($1)`, webhookLockSpace); err != nil {
+				return nil, fmt.Errorf("lock webhooks: %w", err)
+			}
+		}
+		var n int
+		if err := tx.get(ctx, &n, `SELECT count(*) FROM webhooks`); err != nil {
+			return nil, fmt.Errorf("count webhooks: %w", err)
+		}
+		if n >= MaxWebhooks {
+			return nil, Errorf(ETooManyWebhooks, "A store has at most %d webhooks: delete one first.", MaxWebhooks)
+		}
+		w := &Webhook{URL: *u.URL, Events: *u.Events, Enabled: true, CreatedAt: tx.now, Secret: secret}
+		if u.Description != nil {
+			w.Description = *u.Description
+		}
+		// It gets the events committed from now on (RelayBatch.CreateWebhookDeliveries).
+		err := tx.get(ctx, &w.ID, `INSERT INTO webhooks (url, description, enabled, secret, created_at, after_event_id)
+			VALUES ($1, $2, $3, $4, $5, (SELECT COALESCE(MAX(id), 0) FROM events)) RETURNING id`,
+			w.URL, w.Description, true, sealed, w.CreatedAt)
+		if err != nil {
+			return nil, fmt.Errorf("create webhook: %w", err)
+		}
+		if err := tx.subscribe(ctx, w.ID, w.Events); err != nil {
+			return nil, err
+		}
+		if err := tx.audit(AuditWebhookCreate, TargetID(auditTargetWebhook, w.ID), diff(nil, w.auditFields())); err != nil {
+			return nil, err
+		}
+		return w, nil
+	})
 }
 
 // subscribe makes events the endpoint's subscription.
@@ -233,6 +234,11 @@ func (s *Store) FindWebhooks(ctx context.Context) ([]*Webhook, error) {
 	if err := s.stmts.SelectOnce(ctx, &ws, `SELECT `+webhookCols+` FROM webhooks ORDER BY id`); err != nil {
 		return nil, fmt.Errorf("find webhooks: %w", err)
 	}
+	for _, w := range ws {
+		if err := s.openWebhook(w); err != nil {
+			return nil, fmt.Errorf("find webhooks: %w", err)
+		}
+	}
 	return ws, s.fillSubscriptions(ctx, ws...)
 }
 
@@ -241,6 +247,9 @@ func (s *Store) FindWebhookByID(ctx context.Context, id int64) (*Webhook, error)
 	w, err := findOne[Webhook](ctx, s.get, "webhook", notFound("Webhook", id), `SELECT `+webhookCols+` FROM webhooks WHERE id = $1`, id)
 	if err != nil {
 		return nil, err
+	}
+	if err := s.openWebhook(w); err != nil {
+		return nil, fmt.Errorf("find webhook: %w", err)
 	}
 	return w, s.fillSubscriptions(ctx, w)
 }
@@ -315,12 +324,20 @@ func (s *Store) RotateWebhookSecret(ctx context.Context, id int64) (*Webhook, er
 	if err != nil {
 		return nil, err
 	}
+	sealed, err := s.seal(purposeWebhookSecret, secret)
+	if err != nil {
+		return nil, fmt.Errorf("rotate secret: %w", err)
+	}
 	return s.changeWebhook(ctx, id, AuditWebhookRotate, func(tx *Tx, w *Webhook) error {
 		until := tx.now.Add(WebhookOldSecretTTL)
 		old := w.Secret
+		sealedOld, err := s.seal(purposeWebhookOldSecret, old)
+		if err != nil {
+			return fmt.Errorf("rotate secret: %w", err)
+		}
 		w.OldSecret, w.OldSecretUntil, w.Secret = &old, &until, secret
-		_, err := tx.exec(ctx, `UPDATE webhooks SET old_secret = $1, old_secret_until = $2, secret = $3 WHERE id = $4`,
-			w.OldSecret, w.OldSecretUntil, w.Secret, id)
+		_, err = tx.exec(ctx, `UPDATE webhooks SET old_secret = $1, old_secret_until = $2, secret = $3 WHERE id = $4`,
+			sealedOld, w.OldSecretUntil, sealed, id)
 		if err != nil {
 			return fmt.Errorf("rotate secret: %w", err)
 		}
@@ -332,30 +349,31 @@ func (s *Store) RotateWebhookSecret(ctx context.Context, id int64) (*Webhook, er
 // audits it as action (the fields that changed; a secret never is one) and
 // returns the endpoint as changed. Errors: not_found, and change's.
 func (s *Store) changeWebhook(ctx context.Context, id int64, action string, change func(tx *Tx, w *Webhook) error) (*Webhook, error) {
-	tx, err := s.begin(ctx)
+	w, err := inTx(ctx, s, func(tx *Tx) (*Webhook, error) {
+		q := `SELECT ` + webhookCols + ` FROM webhooks WHERE id = $1`
+		if tx.dialect() == DialectPostgres {
+			q += ` FOR UPDATE`
+		}
+		w, err := findOne[Webhook](ctx, tx.get, "webhook", notFound("Webhook", id), q, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.openWebhook(w); err != nil {
+			return nil, fmt.Errorf("change webhook: %w", err)
+		}
+		if err := tx.webhookEvents(ctx, w); err != nil {
+			return nil, err
+		}
+		before := w.auditFields()
+		if err := change(tx, w); err != nil {
+			return nil, err
+		}
+		if err := tx.audit(action, TargetID(auditTargetWebhook, id), diff(before, w.auditFields())); err != nil {
+			return nil, err
+		}
+		return w, nil
+	})
 	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	q := `SELECT ` + webhookCols + ` FROM webhooks WHERE id = $1`
-	if tx.dialect() == DialectPostgres {
-		q += ` FOR UPDATE`
-	}
-	w, err := findOne[Webhook](ctx, tx.get, "webhook", notFound("Webhook", id), q, id)
-	if err != nil {
-		return nil, err
-	}
-	if err := tx.webhookEvents(ctx, w); err != nil {
-		return nil, err
-	}
-	before := w.auditFields()
-	if err := change(tx, w); err != nil {
-		return nil, err
-	}
-	if err := tx.audit(action, TargetID(auditTargetWebhook, id), diff(before, w.auditFields())); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
 	return w, s.fillSubscriptions(ctx, w)
@@ -364,33 +382,30 @@ func (s *Store) changeWebhook(ctx context.Context, id int64, action string, chan
 // DeleteWebhook removes an endpoint with its deliveries; their queued
 // jobs find nothing to do. Errors: not_found.
 func (s *Store) DeleteWebhook(ctx context.Context, id int64) error {
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var before fields
-	if audited(ctx) {
-		w, err := findOne[Webhook](ctx, tx.get, "webhook", notFound("Webhook", id), `SELECT `+webhookCols+` FROM webhooks WHERE id = $1`, id)
+	return inTxDo(ctx, s, func(tx *Tx) error {
+		var before fields
+		if audited(ctx) {
+			w, err := findOne[Webhook](ctx, tx.get, "webhook", notFound("Webhook", id), `SELECT `+webhookCols+` FROM webhooks WHERE id = $1`, id)
+			if err != nil {
+				return err
+			}
+			if err := tx.webhookEvents(ctx, w); err != nil {
+				return err
+			}
+			before = w.auditFields()
+		}
+		res, err := tx.exec(ctx, `DELETE FROM webhooks WHERE id = $1`, id)
 		if err != nil {
+			return fmt.Errorf("delete webhook: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound("Webhook", id)
+		}
+		if err := tx.audit(AuditWebhookDelete, TargetID(auditTargetWebhook, id), diff(before, nil)); err != nil {
 			return err
 		}
-		if err := tx.webhookEvents(ctx, w); err != nil {
-			return err
-		}
-		before = w.auditFields()
-	}
-	res, err := tx.exec(ctx, `DELETE FROM webhooks WHERE id = $1`, id)
-	if err != nil {
-		return fmt.Errorf("delete webhook: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return notFound("Webhook", id)
-	}
-	if err := tx.audit(AuditWebhookDelete, TargetID(auditTargetWebhook, id), diff(before, nil)); err != nil {
-		return err
-	}
-	return tx.Commit()
+		return nil
+	})
 }
 
 // webhookEvents sets w.Events from its subscriptions, read in the

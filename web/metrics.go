@@ -110,6 +110,19 @@ func (m *Metrics) WatchOrderBatches(stats func() (batches, orders int64)) {
 	)
 }
 
+// WatchTxRetries exports the store's retries of transactions after a
+// transient conflict, by code (db.Store.TxRetries): "40001", "40P01",
+// "sqlite_busy", "sqlite_locked".
+func (m *Metrics) WatchTxRetries(codes []string, retries func() map[string]int64) {
+	for _, code := range codes {
+		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name:        "petstore_db_tx_retries_total",
+			Help:        "Store transactions run again after a transient conflict (serialization failure, deadlock, SQLite busy), by code.",
+			ConstLabels: prometheus.Labels{"code": code},
+		}, func() float64 { return float64(retries()[code]) }))
+	}
+}
+
 // observe records one finished request.
 func (m *Metrics) observe(route, method string, status int, seconds float64) {
 	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()

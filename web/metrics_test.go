@@ -22,6 +22,7 @@ func TestMetrics(t *testing.T) {
 	up := true
 	m.WatchRedis(func() bool { return up })
 	m.WatchOrderBatches(func() (int64, int64) { return 2, 5 })
+	m.WatchTxRetries([]string{"40P01", "sqlite_busy"}, func() map[string]int64 { return map[string]int64{"40P01": 4} })
 	other.OrdersPlaced(100)
 
 	scraped := scrape(t, m)
@@ -34,6 +35,8 @@ func TestMetrics(t *testing.T) {
 		`petstore_ratelimit_redis_up 1`,
 		`petstore_order_batches_total 2`,
 		`petstore_order_batched_total 5`,
+		`petstore_db_tx_retries_total{code="40P01"} 4`,
+		`petstore_db_tx_retries_total{code="sqlite_busy"} 0`,
 	} {
 		t.Run(line, func(t *testing.T) {
 			if !strings.Contains(scraped, line+"\n") {

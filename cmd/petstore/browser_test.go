@@ -73,7 +73,7 @@ func startServer(t *testing.T) *testServer {
 		"DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "petstore.db"),
 		"SESSION_KEYS": hex.EncodeToString(key),
 	}
-	cfg, err := LoadConfig(func(k string) string { return env[k] })
+	cfg, err := LoadConfig(func(k string) string { return withTestSecretKeys(env)[k] })
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}

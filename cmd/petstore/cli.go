@@ -61,16 +61,23 @@ var commands = []*command{
 		remote:      true,
 		define:      defineAPI,
 	},
+	{
+		name:    "secrets rotate",
+		summary: "re-seal every stored secret (webhook, TOTP) under the first key of PETSTORE_SECRET_KEYS; prints how many it re-sealed",
+		define:  defineSecretsRotate,
+	},
 }
 
 // usageFooter ends every usage text.
 const usageFooter = `
 Every command reads DATABASE_URL: empty means sqlite:var/petstore.db, relative
 to the current folder. The other settings are environment variables too:
-PETSTORE_ADDR, REDIS_URL, SESSION_KEYS, PETSTORE_SUNSET, PETSTORE_BAN_STRIKES,
-PETSTORE_BAN_DURATION, TRUSTED_PROXIES, LOG_LEVEL, PETSTORE_SHOP_MAX_OPEN_UNITS,
-PETSTORE_CURRENCY, PETSTORE_METRICS_ADDR, PETSTORE_PPROF_ADDR, PETSTORE_STAFF_2FA
-(see README.md).
+PETSTORE_ADDR, REDIS_URL, SESSION_KEYS, PETSTORE_SECRET_KEYS, PETSTORE_SUNSET,
+PETSTORE_BAN_STRIKES, PETSTORE_BAN_DURATION, TRUSTED_PROXIES, LOG_LEVEL,
+PETSTORE_SHOP_MAX_OPEN_UNITS, PETSTORE_CURRENCY, PETSTORE_METRICS_ADDR,
+PETSTORE_PPROF_ADDR, PETSTORE_STAFF_2FA (see README.md). SESSION_KEYS and
+PETSTORE_SECRET_KEYS, unset, are generated into var/ (keep it: the secret keys
+open the stored webhook and TOTP secrets).
 `
 
 // usage lists the commands whose names start with prefix ("" for all).

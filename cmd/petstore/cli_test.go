@@ -33,6 +33,7 @@ func TestBadConfigNamesTheVariable(t *testing.T) {
 		"DATABASE_URL":          "mysql://x",
 		"REDIS_URL":             "http://nope",
 		"SESSION_KEYS":          "abc",
+		"PETSTORE_SECRET_KEYS":  "abc",
 		"PETSTORE_SUNSET":       "next year",
 		"PETSTORE_BAN_STRIKES":  "-3",
 		"PETSTORE_BAN_DURATION": "forever",

@@ -66,6 +66,7 @@ func withStore(fn func(ctx context.Context, r *runner, s *db.Store, operands []s
 		}
 		defer store.Close()
 		store.Currency = r.cfg.Currency
+		store.Secrets = r.cfg.SecretKeys
 		if err := store.Migrate(ctx); err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"petstore/db"
+	"petstore/db/secrets"
 	"petstore/handlers"
 	"petstore/web/ratelimit"
 )
@@ -33,6 +34,10 @@ const maxShopOpenUnits = db.MaxInventoryQuantity
 // sessionKeysFile keeps generated session secrets across restarts.
 const sessionKeysFile = "var/session_keys"
 
+// secretKeysFile keeps the generated key that seals stored secrets across
+// restarts: losing it loses every webhook and TOTP secret.
+const secretKeysFile = "var/secret_keys"
+
 // Config is everything the environment configures. It is built once in
 // main and passed down; nothing reads the environment after that.
 type Config struct {
@@ -45,6 +50,10 @@ type Config struct {
 	// so that runs sharing one Redis never share counters.
 	RedisPrefix string
 	SessionKeys [][]byte
+	// SecretKeys seal the secrets the database keeps: webhook signing
+	// secrets and TOTP secrets (PETSTORE_SECRET_KEYS; the first seals, all
+	// open). Unset, EnsureSecretKeys loads or makes var/secret_keys.
+	SecretKeys  *secrets.Keyring
 	Deprecated  time.Time
 	Sunset      time.Time
 	BanStrikes  int
@@ -121,6 +130,13 @@ func LoadConfig(getenv func(string) string) (*Config, error) {
 			return nil, bad("SESSION_KEYS", err)
 		}
 		c.SessionKeys = keys
+	}
+	if v := getenv("PETSTORE_SECRET_KEYS"); v != "" {
+		keys, err := secrets.Parse(v)
+		if err != nil {
+			return nil, bad("PETSTORE_SECRET_KEYS", err)
+		}
+		c.SecretKeys = keys
 	}
 	if v := getenv("PETSTORE_SUNSET"); v != "" {
 		t, err := time.Parse(time.RFC3339, v)
@@ -240,4 +256,45 @@ func (c *Config) EnsureSessionKeys() error {
 	}
 	c.SessionKeys = [][]byte{key}
 	return nil
+}
+
+// EnsureSecretKeys loads the generated key that seals stored secrets from
+// var/, making it on first use, when PETSTORE_SECRET_KEYS is unset.
+func (c *Config) EnsureSecretKeys() error {
+	if c.SecretKeys != nil {
+		return nil
+	}
+	if b, err := os.ReadFile(secretKeysFile); err == nil {
+		keys, err := secrets.Parse(strings.TrimSpace(string(b)))
+		if err != nil {
+			return fmt.Errorf("%s: %w", secretKeysFile, err)
+		}
+		c.SecretKeys = keys
+		return nil
+	}
+	key, err := secrets.GenerateKey()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(secretKeysFile), 0o750); err != nil {
+		return err
+	}
+	// O_EXCL: of two processes making it at once, one writes it and the
+	// other reads what it wrote.
+	f, err := os.OpenFile(secretKeysFile, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return c.EnsureSecretKeys()
+	}
+	if err != nil {
+		return fmt.Errorf("keep secret key: %w", err)
+	}
+	if _, err := f.WriteString(key + "\n"); err != nil {
+		f.Close()
+		return fmt.Errorf("keep secret key: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("keep secret key: %w", err)
+	}
+	c.SecretKeys, err = secrets.Parse(key)
+	return err
 }

@@ -86,7 +86,7 @@ func TestExportStreamsAMillionOrders(t *testing.T) {
 
 	addr := freeAddr(t)
 	environ := append(os.Environ(), "DATABASE_URL="+rawURL, "PETSTORE_ADDR="+addr, "LOG_LEVEL=warn", "REDIS_URL=",
-		"SESSION_KEYS=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff")
+		"SESSION_KEYS=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", "PETSTORE_SECRET_KEYS="+dbtest.SecretKey())
 	keyCmd := exec.Command(bin, "keys", "create", "--name", "export", "--role", "staff", "--plan", "pro")
 	keyCmd.Env = environ
 	out, err := keyCmd.Output()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -82,7 +83,7 @@ func redisClient(t *testing.T, url string) *redis.Client {
 // testConfig builds the configuration the way main does, from variables.
 func testConfig(t *testing.T, env map[string]string) *Config {
 	t.Helper()
-	cfg, err := LoadConfig(func(k string) string { return env[k] })
+	cfg, err := LoadConfig(func(k string) string { return withTestSecretKeys(env)[k] })
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
@@ -362,4 +363,20 @@ func logHas(logs, level, s string) bool {
 		}
 	}
 	return false
+}
+
+// withTestSecretKeys is env with PETSTORE_SECRET_KEYS set to the test
+// process's key (dbtest.SecretKey) unless it sets one, as serve would have
+// one from var/: a test server seals and opens secrets like the stores
+// dbtest opens.
+func withTestSecretKeys(env map[string]string) map[string]string {
+	if _, ok := env["PETSTORE_SECRET_KEYS"]; ok {
+		return env
+	}
+	out := maps.Clone(env)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out["PETSTORE_SECRET_KEYS"] = dbtest.SecretKey()
+	return out
 }

@@ -116,7 +116,7 @@ func TestCLIRevokeReachesRunningInstance(t *testing.T) {
 			call(c, "GET", n.base+"/api/categories", key, nil).must(t, 200, nil)
 		}
 		cmd := exec.Command(bin, "keys", "revoke", fmt.Sprint(k.ID))
-		cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "REDIS_URL=", "SESSION_KEYS="+testSessionKey)
+		cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "REDIS_URL=", "SESSION_KEYS="+testSessionKey, "PETSTORE_SECRET_KEYS="+dbtest.SecretKey())
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("petstore keys revoke: %v\n%s", err, out)
 		}

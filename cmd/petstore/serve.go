@@ -19,6 +19,9 @@ func serve(ctx context.Context, cfg *Config, logger *slog.Logger, now func() tim
 	if err := cfg.EnsureSessionKeys(); err != nil {
 		return fmt.Errorf("SESSION_KEYS: %w", err)
 	}
+	if err := cfg.EnsureSecretKeys(); err != nil {
+		return fmt.Errorf("PETSTORE_SECRET_KEYS: %w", err)
+	}
 	s, err := NewServer(ctx, cfg, logger, now)
 	if err != nil {
 		return err

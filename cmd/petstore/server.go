@@ -50,7 +50,12 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 		return nil, err
 	}
 	store.Currency = cfg.Currency
+	store.Secrets = cfg.SecretKeys
 	if err := store.Migrate(ctx); err != nil {
+		store.Close()
+		return nil, err
+	}
+	if err := sealSecrets(ctx, store, logger); err != nil {
 		store.Close()
 		return nil, err
 	}
@@ -63,6 +68,7 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 
 	metrics := web.NewMetrics(store.DB().DB)
 	metrics.WatchOrderBatches(store.OrderBatches)
+	metrics.WatchTxRetries(db.TxRetryCodes(), store.TxRetries)
 	counters := ratelimit.Store(ratelimit.NewMemoryStore())
 	var shared *ratelimit.FailoverStore
 	if cfg.Redis != nil {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"petstore/db"
+	"petstore/db/dbtest"
 )
 
 func freeAddr(t *testing.T) string {
@@ -46,7 +47,7 @@ func TestGracefulShutdown(t *testing.T) {
 	dbURL := "sqlite:" + filepath.Join(dir, "store.db")
 	addr := freeAddr(t)
 	environ := append(os.Environ(), "DATABASE_URL="+dbURL, "PETSTORE_ADDR="+addr,
-		"SESSION_KEYS=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", "REDIS_URL=")
+		"SESSION_KEYS=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", "REDIS_URL=", "PETSTORE_SECRET_KEYS="+dbtest.SecretKey())
 
 	cli := func(args ...string) string {
 		cmd := exec.Command(bin, args...)

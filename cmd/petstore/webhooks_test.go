@@ -205,6 +205,7 @@ func TestWebhookSurvivesKill(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer store.Close()
+		store.Secrets = dbtest.Keyring() // the process below seals and opens with dbtest.SecretKey
 		if err := store.Migrate(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -298,7 +299,7 @@ func startServeProcess(t *testing.T, bin, dbURL, addr string) *serveProcess {
 	t.Helper()
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "PETSTORE_ADDR="+addr, "SESSION_KEYS="+testSessionKey,
-		"REDIS_URL=", "LOG_LEVEL=warn", "PETSTORE_WEBHOOK_ALLOW_PRIVATE=true")
+		"PETSTORE_SECRET_KEYS="+dbtest.SecretKey(), "REDIS_URL=", "LOG_LEVEL=warn", "PETSTORE_WEBHOOK_ALLOW_PRIVATE=true")
 	p := &serveProcess{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = io.Discard, p.stderr
 	if err := cmd.Start(); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"petstore/db"
+	"petstore/db/secrets"
 )
 
 // PostgresEnv names the variable holding the test server's URL.
@@ -107,6 +108,27 @@ func Postgres(tb testing.TB) *db.Store {
 	return openCopy(tb, createFromTemplate(tb))
 }
 
+// Keyring is the process's test keyring (one random key): every store
+// dbtest opens seals its secrets under it, as a server does under
+// PETSTORE_SECRET_KEYS.
+var Keyring = sync.OnceValue(func() *secrets.Keyring {
+	k, err := secrets.Parse(SecretKey())
+	if err != nil {
+		panic(err)
+	}
+	return k
+})
+
+// SecretKey is the key of Keyring in hex, as PETSTORE_SECRET_KEYS takes
+// it: a server a test starts reads what the test's stores sealed.
+var SecretKey = sync.OnceValue(func() string {
+	key, err := secrets.GenerateKey()
+	if err != nil {
+		panic(err)
+	}
+	return key
+})
+
 // mustOpen opens the store on a clock standing at Present; a test that
 // moves time sets Store.Now to a Clock of its own before using the store.
 func mustOpen(tb testing.TB, rawURL string) *db.Store {
@@ -116,6 +138,7 @@ func mustOpen(tb testing.TB, rawURL string) *db.Store {
 	if err != nil {
 		tb.Fatalf("open store: %v", err)
 	}
+	s.Secrets = Keyring()
 	tb.Cleanup(func() { s.Close() })
 	if err := s.Migrate(ctx); err != nil {
 		tb.Fatalf("migrate: %v", err)

@@ -311,6 +311,7 @@ func openCopy(tb testing.TB, rawURL string) *db.Store {
 	if err != nil {
 		tb.Fatalf("open store: %v", err)
 	}
+	s.Secrets = Keyring()
 	tb.Cleanup(func() { s.Close() })
 	return s
 }
