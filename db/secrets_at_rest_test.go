@@ -64,7 +64,7 @@ func newSecretsFixture(t *testing.T, open dbtest.Open, ring *secrets.Keyring) *s
 		t.Fatal(err)
 	}
 	code, _ := totp.GenerateCode(key.Secret(), clock.Now())
-	if _, err := s.EnableStaffTwoFactor(asAdmin(bg, u), u.ID, key.Secret(), code); err != nil {
+	if _, err := s.EnableStaffTwoFactor(asAdmin(bg, u), u.ID, key.Secret(), code, ""); err != nil {
 		t.Fatal(err)
 	}
 	return &secretsFixture{s: s, clock: clock, webhook: w, user: u, totp: key.Secret()}
@@ -178,7 +178,7 @@ func wantSecretsWork(t *testing.T, f *secretsFixture) {
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("webhook signs with %v, want %v", got, want)
 	}
-	d, err := f.s.QueueWebhookTest(bg, w.ID)
+	d, err := f.s.QueueWebhookTest(bg, w.ID, (&jobLog{}).enqueue)
 	if err != nil {
 		t.Fatal(err)
 	}
