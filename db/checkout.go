@@ -142,52 +142,6 @@ func (c *Checkout) Total() Money {
 	return t
 }
 
-// PlaceCheckout places a storefront checkout: the buyer's details and
-// every line in one transaction, all or nothing, refused whole when the
-// shopper's open orders would then hold more than maxOpenUnits units
-// (SPEC §9: PETSTORE_SHOP_MAX_OPEN_UNITS). Each order gets the preferred
-// date as its shipDate. Errors: validation_failed (the buyer's details,
-// with details naming the form's fields), the line errors of
-// PlaceOrders, too_many_open_units (nothing placed).
-func (s *Store) PlaceCheckout(ctx context.Context, shopperID string, maxOpenUnits int64, in NewCheckout, lines []NewOrder) (*Checkout, error) {
-	if shopperID == "" || maxOpenUnits < 1 {
-		return nil, fmt.Errorf("place checkout: need a shopper and a positive cap, got %q and %d", shopperID, maxOpenUnits)
-	}
-	ship, err := in.Validate(today(s.Now()))
-	if err != nil {
-		return nil, err
-	}
-	c := &Checkout{ShopperID: shopperID, Name: in.Name, Email: in.Email, Phone: in.Phone}
-	for i := range lines {
-		lines[i].ShipDate = nil
-		if ship != nil {
-			d := ship.Format(time.RFC3339)
-			lines[i].ShipDate = &d
-		}
-	}
-	orders, err := s.placeOrders(ctx, Owner{ShopperID: shopperID}, lines, maxOpenUnits, c)
-	if err != nil {
-		return nil, err
-	}
-	c.Orders = orders
-	return c, nil
-}
-
-// insertCheckout writes c, setting its id and time.
-func (tx *Tx) insertCheckout(ctx context.Context, c *Checkout) error {
-	c.CreatedAt = tx.now
-	var phone *string
-	if c.Phone != "" {
-		phone = &c.Phone
-	}
-	err := tx.get(ctx, &c.ID, `INSERT INTO checkouts (shopper_id, name, email, email_key, phone, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`, c.ShopperID, c.Name, c.Email, foldEmail(c.Email), phone, tx.now)
-	if err != nil {
-		return fmt.Errorf("insert checkout: %w", err)
-	}
-	return nil
-}
-
 // foldEmail is the key a lookup compares addresses by: the whole address
 // lower-cased (mailbox names are case-sensitive in theory, never in
 // practice, and a shopper should not have to remember the case typed).

@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -202,9 +203,9 @@ func TestConcurrentCheckouts(t *testing.T) {
 			var err error
 			switch i % 4 {
 			case 0:
-				_, err = s.PlaceOrders(ctx, db.Owner{}, []db.NewOrder{line(a.ID), line(b.ID)})
+				_, err = s.PlaceCheckout(ctx, fmt.Sprint("shopper-", i), 10, buyer, []db.NewOrder{line(a.ID), line(b.ID)})
 			case 1:
-				_, err = s.PlaceOrders(ctx, db.Owner{}, []db.NewOrder{line(b.ID), line(a.ID)})
+				_, err = s.PlaceCheckout(ctx, fmt.Sprint("shopper-", i), 10, buyer, []db.NewOrder{line(b.ID), line(a.ID)})
 			case 2:
 				_, err = s.SetInventory(ctx, a.ID, db.InventoryUpdate{Quantity: ptr(int64(1000))})
 			default:

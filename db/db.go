@@ -78,8 +78,8 @@ type Store struct {
 	authReads    counters.SharedReads[counters.Values]
 
 	// placeIn places a batch of lone orders in a transaction
-	// (order_batch.go): in Go like every other order, or on PostgreSQL by
-	// one statement (order_place_postgres.go).
+	// (order_batch.go): in Go as a checkout places its lines, or on
+	// PostgreSQL by one statement a round (order_place_postgres.go).
 	placeIn func(ctx context.Context, tx *Tx, batch []*queuedOrder) error
 	// orders gathers concurrent lone orders into one transaction each batch.
 	orders orderBatcher

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/lib/pq"
 )
 
 // Event types of SPEC §8 (order.updated is additive: a ship date change).
@@ -68,27 +70,42 @@ func (tx *Tx) flushEvents(ctx context.Context) error {
 	if len(tx.events) == 0 {
 		return nil
 	}
-	args := make([]any, 0, 1+2*len(tx.events))
-	args = append(args, tx.now)
-	rows := make([]string, len(tx.events))
-	for i, e := range tx.events {
-		args = append(args, e.typ, e.data)
-		n := len(args)
-		rows[i] = fmt.Sprintf("($%d, $%d, %d)", n-1, n, i)
-	}
-	values := strings.Join(rows, ", ")
-	q := `INSERT INTO events (type, data, created_at) SELECT v.column1, v.column2, $1 FROM (VALUES ` + values + `) AS v ORDER BY v.column3`
+	var err error
 	if tx.dialect() == DialectPostgres {
-		// The filter gives the transaction an id before the ids are drawn
-		// (see db/internal/outbox: the horizon).
-		q = `INSERT INTO events (type, data, created_at) SELECT v.t, v.d, $1 FROM (VALUES ` + values + `) AS v(t, d, o)
-			WHERE pg_current_xact_id() IS NOT NULL ORDER BY v.o`
+		err = tx.flushEventsPostgres(ctx)
+	} else {
+		args := make([]any, 0, 1+2*len(tx.events))
+		args = append(args, tx.now)
+		rows := make([]string, len(tx.events))
+		for i, e := range tx.events {
+			args = append(args, e.typ, e.data)
+			n := len(args)
+			rows[i] = fmt.Sprintf("($%d, $%d, %d)", n-1, n, i)
+		}
+		_, err = tx.exec(ctx, `INSERT INTO events (type, data, created_at) SELECT v.column1, v.column2, $1 FROM (VALUES `+
+			strings.Join(rows, ", ")+`) AS v ORDER BY v.column3`, args...)
 	}
-	if _, err := tx.exec(ctx, q, args...); err != nil {
+	if err != nil {
 		return fmt.Errorf("write events: %w", err)
 	}
 	tx.wroteEvents = true
 	return nil
+}
+
+// flushEventsPostgres is flushEvents' statement on PostgreSQL: the events
+// as two arrays, one statement text (one prepared statement) for any
+// number of them, however many orders a batch placed. The filter gives the
+// transaction an id before the ids are drawn (see db/internal/outbox: the
+// horizon).
+func (tx *Tx) flushEventsPostgres(ctx context.Context) error {
+	types, data := make([]string, len(tx.events)), make([]string, len(tx.events))
+	for i, e := range tx.events {
+		types[i], data[i] = e.typ, e.data
+	}
+	_, err := tx.exec(ctx, `INSERT INTO events (type, data, created_at)
+		SELECT v.t, v.d, $1 FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS v(t, d, o)
+		WHERE pg_current_xact_id() IS NOT NULL ORDER BY v.o`, tx.now, pq.Array(types), pq.Array(data))
+	return err
 }
 
 // EventsAfter returns up to limit events with id > after, oldest first,

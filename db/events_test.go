@@ -192,7 +192,7 @@ func TestEvents(t *testing.T) {
 			one, nine := int64(1), int64(9)
 			fails := map[string]func() error{
 				"checkout": func() error {
-					_, err := s.PlaceOrders(ctx, db.Owner{}, []db.NewOrder{{PetID: &p.ID, Quantity: &one}, {PetID: &p.ID, Quantity: &nine}})
+					_, err := s.PlaceCheckout(ctx, "shopper", 1000, buyer, []db.NewOrder{{PetID: &p.ID, Quantity: &one}, {PetID: &p.ID, Quantity: &nine}})
 					return err
 				},
 				"order": func() error {

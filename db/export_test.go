@@ -41,6 +41,16 @@ func (s *Store) PlaceLoneOrdersInGo() { s.placeIn = placeInGo }
 // one batch (group commit) as if they had arrived while the batch before
 // was placed, and returns each one's outcome.
 func (s *Store) PlaceLoneOrdersTogether(ctx context.Context, owner Owner, orders []NewOrder) ([]*Order, []error) {
+	ctxs := make([]context.Context, len(orders))
+	for i := range ctxs {
+		ctxs[i] = ctx
+	}
+	return s.PlaceLoneOrdersFrom(ctxs, owner, orders)
+}
+
+// PlaceLoneOrdersFrom is PlaceLoneOrdersTogether with a context of its own
+// for each order, as each request has.
+func (s *Store) PlaceLoneOrdersFrom(ctxs []context.Context, owner Owner, orders []NewOrder) ([]*Order, []error) {
 	batch := make([]*queuedOrder, len(orders))
 	placed := make([]*Order, len(orders))
 	for i, in := range orders {
@@ -49,7 +59,7 @@ func (s *Store) PlaceLoneOrdersTogether(ctx context.Context, owner Owner, orders
 			panic(err)
 		}
 		placed[i] = newOrder(*in.PetID, *in.Quantity, ship, s.Now().UTC(), s.Currency, nil)
-		batch[i] = &queuedOrder{ctx: ctx, order: placed[i], owner: owner, done: make(chan struct{})}
+		batch[i] = &queuedOrder{ctx: ctxs[i], order: placed[i], owner: owner, done: make(chan struct{})}
 	}
 	s.orders.run(slices.Clone(batch)) // in a copy: run reorders it
 	errs := make([]error, len(orders))

@@ -12,13 +12,12 @@ import (
 )
 
 // Group commit. An order is one transaction, so orders are placed at most
-// as fast as the database commits. Lone orders (an API order of one line,
-// not audited: placeOrders' fast case) that arrive while another is being
-// placed wait in a queue; the next batch takes every order queued (up to
-// maxBatch) and places them in ONE transaction, one commit for all. Nothing
-// waits on a timer: an order that finds no batch running starts one at
-// once, with itself alone, so a quiet shop's order is as fast as before;
-// under load the queue fills while the batch before commits.
+// as fast as the database commits. Every PlaceOrder is a lone order, put
+// in a queue; the next batch takes every order queued (up to maxBatch)
+// and places them in ONE transaction, one commit for all. Nothing waits
+// on a timer: an order that finds no batch running starts one at once,
+// with itself alone, so a quiet shop's order is as fast as before; under
+// load the queue fills while the batch before commits.
 //
 // Each order in a batch is placed by the one rule (takeOrder) on its pet as
 // locked in the batch's transaction, after the orders before it in the
@@ -27,7 +26,9 @@ import (
 // (stock, status, no such pet) writes nothing and refuses only itself: in
 // Go (SQLite) each order runs in a savepoint of its own, rolled back when
 // refused; PostgreSQL's statement writes only the orders the rule lets
-// through (order_place_postgres.go).
+// through (order_place_postgres.go). Each placed order gets its events
+// (placed) and, when its own context carries an origin (a staff key), its
+// audit entry (auditPlaced) in the batch's transaction.
 // An order that fails otherwise (a database error) ends the transaction:
 // nothing of the batch is written, and each of its orders is placed again
 // in a transaction of its own, so one bad order fails only itself. A
@@ -116,7 +117,8 @@ func (b *orderBatcher) lead() {
 // run places batch and closes every order's done. Orders whose request
 // has already ended are not placed. The transaction runs on the first
 // order's context without its cancellation: one client hanging up must
-// not fail the others' orders.
+// not fail the others' orders. Its values (an origin) are the first
+// order's alone: each order's audit entry takes its own context's.
 func (b *orderBatcher) run(batch []*queuedOrder) {
 	live := batch[:0:0]
 	for _, q := range batch {
@@ -180,7 +182,8 @@ func (s *Store) OrderBatches() (batches, orders int64) {
 }
 
 // placeBatch is the batcher's place: every order of batch, in its order,
-// in one transaction, by s.placeIn (the fastest way the database has).
+// in one transaction, by s.placeIn (the fastest way the database has),
+// each placed order with its audit entry.
 func (s *Store) placeBatch(ctx context.Context, batch []*queuedOrder) (atCommit bool, err error) {
 	tx, err := s.begin(ctx)
 	if err != nil {
@@ -190,22 +193,26 @@ func (s *Store) placeBatch(ctx context.Context, batch []*queuedOrder) (atCommit 
 	if err := s.placeIn(ctx, tx, batch); err != nil {
 		return false, err
 	}
-	if s.orderFault != nil {
-		for _, q := range batch {
-			if q.err == nil {
-				if err := s.orderFault(q.order); err != nil {
-					return false, err
-				}
+	for _, q := range batch {
+		if q.err != nil {
+			continue
+		}
+		if err := tx.auditPlaced(q.ctx, q.order); err != nil {
+			return false, err
+		}
+		if s.orderFault != nil {
+			if err := s.orderFault(q.order); err != nil {
+				return false, err
 			}
 		}
 	}
 	return true, tx.Commit()
 }
 
-// placeInGo places every order of batch in tx, in its order, by the one
-// order path of every other order (placeLoneInGo), each in a savepoint of
-// its own that a refusal rolls back. A refused order gets its err; any
-// other failure is returned.
+// placeInGo places every order of batch in tx, in its order, as a
+// checkout places its lines (placeLoneInGo), each in a savepoint of its
+// own that a refusal rolls back. A refused order gets its err; any other
+// failure is returned.
 func placeInGo(ctx context.Context, tx *Tx, batch []*queuedOrder) error {
 	for _, q := range batch {
 		q.order.CreatedAt = tx.now
@@ -232,8 +239,8 @@ func placeInGo(ctx context.Context, tx *Tx, batch []*queuedOrder) error {
 	return nil
 }
 
-// placeLoneInGo places the lone order o (its ID 0) in tx by the one order
-// path of every other order: its pet locked, then placeOrder.
+// placeLoneInGo places the lone order o (its ID 0) in tx as a checkout
+// places a line: its pet locked, then placeOrder.
 func placeLoneInGo(ctx context.Context, tx *Tx, o *Order, owner Owner) error {
 	p, err := tx.lockPet(ctx, o.PetID)
 	if err != nil && ErrorCode(err) != ENotFound {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -93,6 +94,45 @@ func TestOrderBatchFaultFailsOnlyItsOrder(t *testing.T) {
 		}
 		if got := eventsSince(t, ctx, s, before); got != 4 {
 			t.Errorf("%d events, want 4 (two orders placed)", got)
+		}
+	})
+}
+
+// TestOrderBatchAuditsEachOrder places one batch of orders from several
+// requests, some by staff keys (their contexts carry an origin): each
+// placed staff order gets its audit entry with its own request's origin,
+// whatever the batch's first order was; a customer's order and a refused
+// one get none.
+func TestOrderBatchAuditsEachOrder(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		ctx := context.Background()
+		s := open(t)
+		c := MustCreateCategory(t, ctx, s, "Dogs")
+		rex := MustCreatePet(t, ctx, s, c.ID, "Rex", 5)
+		staff := func(id int64, name string) context.Context {
+			return db.WithOrigin(ctx, db.Origin{Actor: db.KeyActor(id, name), RequestID: "req-" + name, IP: "192.0.2.1"})
+		}
+		ctxs := []context.Context{ctx, staff(1, "ann"), staff(2, "bob"), staff(3, "cy")}
+		orders, errs := s.PlaceLoneOrdersFrom(ctxs, db.Owner{}, []db.NewOrder{
+			{PetID: &rex.ID, Quantity: ptr(int64(1))},
+			{PetID: &rex.ID, Quantity: ptr(int64(1))},
+			{PetID: &rex.ID, Quantity: ptr(int64(100))},
+			{PetID: &rex.ID, Quantity: ptr(int64(2))},
+		})
+		if errs[0] != nil || errs[1] != nil || db.ErrorCode(errs[2]) != db.EInsufficientStock || errs[3] != nil {
+			t.Fatalf("errors %v: want the third order's insufficient_stock alone", errs)
+		}
+		es, _ := mustFindAudit(t, s, db.AuditFilter{Action: db.AuditOrderCreate}, db.Page{})
+		got := map[string]string{}
+		for _, e := range es {
+			got[e.Target.ID] = e.Actor.Name + " " + e.RequestID
+		}
+		want := map[string]string{
+			strconv.FormatInt(orders[1].ID, 10): "ann req-ann",
+			strconv.FormatInt(orders[3].ID, 10): "cy req-cy",
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("order.create entries by order = %v, want %v", got, want)
 		}
 	})
 }

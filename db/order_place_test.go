@@ -53,7 +53,9 @@ func TestPlaceOrderValidation(t *testing.T) {
 	})
 }
 
-func TestPlaceOrders(t *testing.T) {
+// TestPlaceCheckoutLines: a checkout's lines are placed together or not
+// at all, and a refused line is named.
+func TestPlaceCheckoutLines(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
 		setup := func(t *testing.T) (*db.Store, *db.Pet, *db.Pet) {
@@ -64,10 +66,11 @@ func TestPlaceOrders(t *testing.T) {
 		line := func(petID, qty int64) db.NewOrder { return db.NewOrder{PetID: &petID, Quantity: &qty} }
 		t.Run("OK", func(t *testing.T) {
 			s, rex, tom := setup(t)
-			os, err := s.PlaceOrders(ctx, db.Owner{ShopperID: "b"}, []db.NewOrder{line(rex.ID, 2), line(tom.ID, 3)})
+			co, err := s.PlaceCheckout(ctx, "b", 1000, buyer, []db.NewOrder{line(rex.ID, 2), line(tom.ID, 3)})
 			if err != nil {
 				t.Fatal(err)
 			}
+			os := co.Orders
 			if len(os) != 2 || os[0].PetID != rex.ID || os[1].PetID != tom.ID {
 				t.Fatalf("orders = %+v, want one per line in order", os)
 			}
@@ -98,7 +101,7 @@ func TestPlaceOrders(t *testing.T) {
 				}
 				events, _ := s.LastEventID(ctx)
 				rows := orderRows(t, ctx, s)
-				_, err := s.PlaceOrders(ctx, db.Owner{ShopperID: "b"}, []db.NewOrder{line(rex.ID, 2), second})
+				_, err := s.PlaceCheckout(ctx, "b", 1000, buyer, []db.NewOrder{line(rex.ID, 2), second})
 				var le *db.LineError
 				if !errors.As(err, &le) {
 					t.Fatalf("error = %T %v, want *db.LineError", err, err)
@@ -122,14 +125,13 @@ func TestPlaceOrders(t *testing.T) {
 	})
 }
 
-// An order of nothing is refused on every surface, not placed as an empty
-// success (the storefront refused an empty cart before the store did).
-func TestPlaceOrdersErrNoLines(t *testing.T) {
+// A checkout of nothing is refused, not placed as an empty success (the
+// storefront refused an empty cart before the store did).
+func TestPlaceCheckoutErrNoLines(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
 		s := open(t)
 		for name, place := range map[string]func() ([]*db.Order, error){
-			"PlaceOrders": func() ([]*db.Order, error) { return s.PlaceOrders(ctx, db.Owner{ShopperID: "b"}, nil) },
 			"PlaceCheckout": func() ([]*db.Order, error) {
 				c, err := s.PlaceCheckout(ctx, "b", 10, buyer, []db.NewOrder{})
 				if c != nil {

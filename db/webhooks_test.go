@@ -201,13 +201,13 @@ func TestWebhookDeliveriesWithTheEvent(t *testing.T) {
 
 		_, err = s.PlaceOrder(ctx, db.Owner{}, db.NewOrder{PetID: &rex.ID, Quantity: ptr(int64(100))})
 		wantCode(t, err, db.EInsufficientStock)
-		_, err = s.PlaceOrders(ctx, db.Owner{}, []db.NewOrder{{PetID: &rex.ID, Quantity: ptr(int64(1))}, {PetID: &rex.ID, Quantity: ptr(int64(100))}})
+		_, err = s.PlaceCheckout(ctx, "shopper", 1000, buyer, []db.NewOrder{{PetID: &rex.ID, Quantity: ptr(int64(1))}, {PetID: &rex.ID, Quantity: ptr(int64(100))}})
 		wantCode(t, err, db.EInsufficientStock)
 		if got := jobs(); got != 3 || deliveries(orders) != 1 || deliveries(all) != 2 {
 			t.Fatalf("after refused orders: %d jobs, deliveries %d and %d; want nothing new", got, deliveries(orders), deliveries(all))
 		}
 
-		if _, err := s.PlaceOrders(ctx, db.Owner{}, []db.NewOrder{{PetID: &rex.ID, Quantity: ptr(int64(1))}, {PetID: &rex.ID, Quantity: ptr(int64(2))}}); err != nil {
+		if _, err := s.PlaceCheckout(ctx, "shopper", 1000, buyer, []db.NewOrder{{PetID: &rex.ID, Quantity: ptr(int64(1))}, {PetID: &rex.ID, Quantity: ptr(int64(2))}}); err != nil {
 			t.Fatal(err)
 		}
 		if got := jobs(); got != count(t, s, "webhook_deliveries", "1 = 1") {
