@@ -54,13 +54,7 @@ func NewApp(h *Handler) (*fiber.App, error) {
 		Imports: imp, Deliveries: hooks,
 	})
 
-	var routes *web.Routes
-	app, routes := web.NewApp(web.AppOptions{
-		Logger: h.Logger, Metrics: h.Metrics, Proxies: h.Proxies, Load: h.Load,
-		// An API answer made before any route ran (Fiber's 413 for an
-		// oversize body) gets the headers of every other API answer.
-		Prepare: func(c *fiber.Ctx) { a.PrepareAnswer(c, routes.Template(c.Method(), c.Path())) },
-	})
+	app, routes := web.NewApp(web.AppOptions{Logger: h.Logger, Metrics: h.Metrics, Proxies: h.Proxies, Load: h.Load})
 	app.Use("/static", web.StaticAssets(static.Assets(), static.Version))
 	app.Get("/favicon.ico", favicon)
 	h.routes(app, routes, a, s, con)

@@ -48,6 +48,9 @@ func TestPrivateAnswers(t *testing.T) {
 		}
 		seen := 0
 		for _, rt := range a.App.GetRoutes(true) {
+			if rt.Name == web.FallbackName {
+				continue // a method the path lacks: 405 or 404
+			}
 			if rt.Method != http.MethodGet {
 				continue
 			}

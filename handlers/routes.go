@@ -55,7 +55,7 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 		conditional, idempotent = api.Conditional(), api.Idempotent()
 		// The photo upload's body is the image, up to 8 MiB rather than
 		// 64 KiB, read once the key, the role and the content type passed.
-		photoBody = api.Body(photo.DefaultLimits().MaxBytes)
+		photoBody = api.Body(web.Body{Max: photo.DefaultLimits().MaxBytes})
 		successor = api.Deprecated(func(c *fiber.Ctx) string { return "/api/pets?ids=" + url.QueryEscape(c.Params("petId")) })
 	)
 	for _, rt := range []web.Route{
@@ -73,7 +73,7 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 		// A catalog import (SPEC §18): the CSV body, up to 50 MiB, is read
 		// as a stream by the handler once the key, the role and the content
 		// type passed; a job writes it.
-		a.Route(post, "/pets/import", a.ImportPets, staff, api.Check(a.ImportType), api.StreamedBody(imports.MaxBytes)),
+		a.Route(post, "/pets/import", a.ImportPets, staff, api.Check(a.ImportType), api.Body(web.Body{Max: imports.MaxBytes, Stream: true})),
 		a.Route(get, "/imports/:importId", a.GetImport, staff),
 
 		a.Route(get, "/categories", a.ListCategories, customer, conditional),
@@ -169,7 +169,7 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 		// The photo upload takes several photos in one body, read part by
 		// part after the sign-in check (browser.UploadParts); CSRF reads a plain
 		// form's token from its first part alone (browser.CSRF).
-		con.Route(post, "/pets/:petId/photos", con.UploadPhotos, console.Body(con.UploadLimit())),
+		con.Route(post, "/pets/:petId/photos", con.UploadPhotos, console.Body(web.Body{Max: con.UploadLimit(), Stream: true})),
 		con.Route(post, "/pets/:petId/photos/order", con.ReorderPhotos),
 		con.Route(post, "/pets/:petId/photos/:photoId/delete", con.DeletePhoto),
 		con.Route(get, "/categories/new", con.NewCategory),
@@ -181,7 +181,7 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 		// A catalog import (SPEC §18): the file is read part by part after
 		// the CSRF token, as photos are, and streamed into the import.
 		con.Route(get, "/import", con.ImportForm),
-		con.Route(post, "/import", con.StartImport, console.Body(con.ImportLimit())),
+		con.Route(post, "/import", con.StartImport, console.Body(web.Body{Max: con.ImportLimit(), Stream: true})),
 		con.Route(get, "/imports/:importId", con.ImportStatus),
 
 		con.Route(get, "/keys", con.Keys, admin),

@@ -29,8 +29,6 @@ const MaxBody = 64 << 10
 // AppOptions configures NewApp.
 type AppOptions struct {
 	Logger *slog.Logger
-	// Prepare runs for error answers made before the middleware ran.
-	Prepare func(c *fiber.Ctx)
 	// Metrics, when set, measures every request.
 	Metrics *Metrics
 	// Proxies are the peers whose X-Forwarded-Proto (Transport) and
@@ -44,20 +42,21 @@ type AppOptions struct {
 // NewApp builds the Fiber app with the error handler, timeouts that let
 // shutdown finish, request ids, whether the request came over TLS (HSTS),
 // logs and metrics, panic recovery (inside the logger, so a panic is
-// logged as the 500 it becomes), request bodies read no further than
-// their route allows (Route.Body) and compression of text answers. Routes
+// logged as the 500 it becomes), request bodies left unread drained or
+// their connection closed (each route reads its own: Route.Body, ReadBody)
+// and compression of text answers. Routes
 // are added through the table it returns, which every one of those
 // reads.
 //
 // Request bodies are streamed: fasthttp hands the app a request once its
 // headers (and at most 8 KiB of body) are in, and the route's line decides
-// what is read. Without streaming, fasthttp reads every body whole before any
+// what is read, when its chain gets to ReadBody. Without streaming, fasthttp reads every body whole before any
 // handler runs, up to one limit for the whole app: every route would take
 // a photo's 8 MiB, before its key or content type was looked at.
 func NewApp(o AppOptions) (*fiber.App, *Routes) {
 	app := fiber.New(fiber.Config{
 		AppName:      "petstore",
-		ErrorHandler: ErrorHandler(o.Logger, o.Prepare),
+		ErrorHandler: ErrorHandler(o.Logger),
 		// Per request, Routes.HeaderReceived sets the limit fasthttp
 		// applies, which with streaming bounds only what it reads ahead.
 		BodyLimit:         MaxBody,
@@ -82,7 +81,7 @@ func NewApp(o AppOptions) (*fiber.App, *Routes) {
 		app.Use(o.Load.track)
 	}
 	app.Use(recover.New())
-	app.Use(routes.bodies)
+	app.Use(finishBodies)
 	app.Use(Compress())
 	return app, routes
 }

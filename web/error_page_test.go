@@ -24,7 +24,7 @@ import (
 // uploads) keeps that message. Both carry Retry-After.
 func TestErrorPageWords(t *testing.T) {
 	const words = "The console cannot reach the database just now."
-	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler(slog.New(slog.NewTextHandler(io.Discard, nil)), nil)})
+	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler(slog.New(slog.NewTextHandler(io.Discard, nil)))})
 	page := &Surface{Errors: func(c *fiber.Ctx, p Problem) error { return ErrorPage(c, p, true, words) }}
 	app.Get("/outage", page.Mark, func(*fiber.Ctx) error {
 		return fmt.Errorf("find pets: %w", context.DeadlineExceeded)

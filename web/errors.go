@@ -183,16 +183,11 @@ func SendProblem(c *fiber.Ctx, p Problem) error {
 // it sets the status, logs server failures once with the request id, and
 // lets the route group that matched render the answer (its
 // ErrorRenderer, see Surface); without one, and for requests it could not
-// read, the answer is the Error object. prepare, when set, runs for
-// answers Fiber produces before any handler ran (a 413 from the body
-// limit), so they carry the same headers as the rest.
-func ErrorHandler(logger *slog.Logger, prepare func(c *fiber.Ctx)) fiber.ErrorHandler {
+// read, the answer is the Error object.
+func ErrorHandler(logger *slog.Logger) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
 		err = answerOf(c, err)
 		p := ProblemOf(err)
-		if prepare != nil {
-			prepare(c)
-		}
 		p.RequestID = RequestID(c)
 		if p.Status >= 500 {
 			msg := "request failed"

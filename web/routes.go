@@ -1,7 +1,7 @@
 package web
 
 import (
-	"regexp"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -12,105 +12,62 @@ import (
 
 // Route is one line of the route table: the method, the Fiber path
 // template, the chain that serves it, and what the app core must know of
-// the route before (or beside) its chain: how large a body it takes and
-// whether it answers with a stream. Each audience (the API, the shop, the
-// console) turns its own options into a Route; no other file describes a
-// route by its path.
+// the route beside its chain: the body it takes and whether it answers
+// with a stream. Each audience (the API, the shop, the console) turns its
+// own options into a Route; no other file describes a route by its path.
 type Route struct {
 	Method string
 	// Path is the whole template, prefix included ("/api/pets/:petId").
 	Path     string
 	Handlers []fiber.Handler
-	// Body is the largest request body the route takes; 0 is MaxBody. A
-	// route given more reads its body itself, with ReadBody or
-	// UploadParts placed after the checks that need none, within
-	// StreamedReadTimeout (see BodyLimits).
-	Body int64
+	// Body is the request body the route takes (its zero value: at most
+	// MaxBody, read into memory). ReadBody, where the audience's chain
+	// places it, applies it.
+	Body Body
 	// Streaming routes answer with a stream that stays open (an event
 	// stream): never compressed, never buffered.
 	Streaming bool
 }
 
 // Routes is the app's route table as registered. It registers each line
-// with Fiber (a GET also answers HEAD, as fiber.Router.Get does) and keeps
-// a matcher for it, so the parts that look at a request before or after
-// Fiber routes it (the body limits at the header, the 405 of a path that
-// has other methods) read the same line.
+// with Fiber (a GET also answers HEAD, as fiber.Router.Get does), binds
+// the line's Body to its chain's ReadBody, and keeps what the parts
+// outside the chains need: the largest body any route takes (the header
+// hook's ceiling) and the methods each path template has (405).
 type Routes struct {
-	app   *fiber.App
-	lines []routeLine
-}
-
-// routeLine is a registered route and its path matcher.
-type routeLine struct {
-	Route
-	match *regexp.Regexp
-}
-
-// routeParam is a parameter segment of a Fiber route template.
-var routeParam = regexp.MustCompile(`:[A-Za-z]+`)
-
-// templateMatcher matches the paths Fiber routes to template: any letter
-// case (Fiber's default), with or without a trailing slash.
-func templateMatcher(template string) *regexp.Regexp {
-	return regexp.MustCompile("(?i)^" + routeParam.ReplaceAllString(regexp.QuoteMeta(strings.TrimSuffix(template, "/")), `[^/]+`) + "/?$")
+	app *fiber.App
+	// ceiling is the largest body any route takes.
+	ceiling int64
+	// methods lists, per path template, the methods registered for it,
+	// in the order the templates were added (templates).
+	methods   map[string][]string
+	templates []string
 }
 
 // Add registers r. Call it while the app is built, before it serves.
 func (t *Routes) Add(r Route) {
-	hs := r.Handlers
+	hs := r.Body.bind(r.Handlers)
 	if r.Streaming {
 		hs = append([]fiber.Handler{markStreaming}, hs...)
 	}
 	t.app.Add(r.Method, r.Path, hs...)
+	t.ceiling = max(t.ceiling, r.Body.limit())
+	if t.methods == nil {
+		t.methods = map[string][]string{}
+	}
+	if _, ok := t.methods[r.Path]; !ok {
+		t.templates = append(t.templates, r.Path)
+	}
+	t.methods[r.Path] = append(t.methods[r.Path], r.Method)
 	if r.Method == fiber.MethodGet {
 		t.app.Add(fiber.MethodHead, r.Path, hs...)
+		t.methods[r.Path] = append(t.methods[r.Path], fiber.MethodHead)
 	}
-	t.lines = append(t.lines, routeLine{Route: r, match: templateMatcher(r.Path)})
 }
 
-// Template is the template of the route for method and path, "" when
-// there is none: the name metrics and logs give a request that middleware
-// answered before its route's chain (HEAD is GET's).
-func (t *Routes) Template(method, path string) string {
-	if method == fiber.MethodHead {
-		method = fiber.MethodGet
-	}
-	for _, l := range t.lines {
-		if l.Method == method && l.match.MatchString(path) {
-			return l.Path
-		}
-	}
-	return ""
-}
-
-// Allowed lists the methods some route takes at path (HEAD beside GET),
-// sorted: a request no route took is 405 with these as Allow when there
-// are any, else 404.
-func (t *Routes) Allowed(path string) []string {
-	var methods []string
-	for _, l := range t.lines {
-		if !l.match.MatchString(path) {
-			continue
-		}
-		methods = append(methods, l.Method)
-		if l.Method == fiber.MethodGet {
-			methods = append(methods, fiber.MethodHead)
-		}
-	}
-	slices.Sort(methods)
-	return slices.Compact(methods)
-}
-
-// bodyLimit is the most a request for method and path may send, and
-// whether its route reads its body itself (Route.Body over MaxBody).
-func (t *Routes) bodyLimit(method, path []byte) (int64, bool) {
-	for _, l := range t.lines {
-		if l.Body > MaxBody && l.Method == string(method) && l.match.Match(path) {
-			return l.Body, true
-		}
-	}
-	return MaxBody, false
+// isReadBody reports whether h is ReadBody, the step a chain places.
+func isReadBody(h fiber.Handler) bool {
+	return reflect.ValueOf(h).Pointer() == reflect.ValueOf(ReadBody).Pointer()
 }
 
 type streamingLocal struct{}
@@ -130,26 +87,46 @@ func IsStreaming(c *fiber.Ctx) bool {
 	return s
 }
 
-// MethodFallback answers the requests under a prefix that no route took:
-// 405 with Allow when the path exists under other methods (Fiber v2 does
-// not tell the two apart once a prefix has middleware of its own), else
-// 404 with notFound.
+// MethodFallback ends the chain of an audience's Fallback: a path some
+// route has under other methods is 405 with those as Allow (HEAD beside
+// GET), any other 404 with notFound (SPEC §2).
 func (t *Routes) MethodFallback(notFound string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		allow := t.Allowed(c.Path())
+		allow := slices.Clone(t.methods[c.Route().Path])
 		if len(allow) == 0 {
 			return db.Errorf(db.ENotFound, "%s", notFound)
 		}
-		list := strings.Join(allow, ", ")
+		slices.Sort(allow)
+		list := strings.Join(slices.Compact(allow), ", ")
 		c.Set(fiber.HeaderAllow, list)
 		return db.Errorf(EMethodNotAllowed, "%s is not allowed here; allowed: %s.", c.Method(), list)
 	}
 }
 
+// FallbackName names the routes Fallback adds for the methods a path
+// template lacks: whoever lists the app's routes (app.GetRoutes) tells
+// them from the table's by it.
+const FallbackName = "fallback"
+
 // Fallback answers the requests under prefix that no route took, with
-// handlers: an audience's chain ending in its 404 (or MethodFallback).
-// Add it after the audience's routes.
+// handlers: an audience's chain ending in its 404, or MethodFallback. Add
+// it after the audience's routes. Fiber routes a method by its own tree,
+// so a path a route has under other methods would otherwise fall through
+// to the prefix like any unknown path: each template under prefix gets
+// the chain for every method it lacks, which Fiber tries after the
+// template's own routes (MethodFallback then knows the template it
+// matched).
 func (t *Routes) Fallback(prefix string, handlers []fiber.Handler) {
+	for _, template := range t.templates {
+		if !strings.HasPrefix(template, prefix) {
+			continue
+		}
+		for _, m := range fiber.DefaultMethods {
+			if !slices.Contains(t.methods[template], m) {
+				t.app.Add(m, template, handlers...).Name(FallbackName)
+			}
+		}
+	}
 	args := []any{prefix}
 	for _, h := range handlers {
 		args = append(args, h)

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"testing"
@@ -75,33 +74,5 @@ func TestRoutes(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-// TestRouteTemplate: the template of the route a request is for, the
-// name logs and metrics give it (HEAD is GET's), "" when no route takes
-// it; Allowed lists the methods of a path.
-func TestRouteTemplate(t *testing.T) {
-	_, table := routesApp(t)
-	for _, tc := range []struct {
-		method, path, want string
-	}{
-		{"GET", "/api/pets/7", "/api/pets/:petId"},
-		{"HEAD", "/api/pets/7", "/api/pets/:petId"},
-		{"GET", "/API/pets/7/", "/api/pets/:petId"},
-		{"PUT", "/api/pets/7", "/api/pets/:petId"},
-		{"PATCH", "/api/pets/7", ""},
-		{"GET", "/api/pets/7/x", ""},
-		{"GET", "/api", ""},
-	} {
-		if got := table.Template(tc.method, tc.path); got != tc.want {
-			t.Errorf("Template(%s, %s) = %q, want %q", tc.method, tc.path, got, tc.want)
-		}
-	}
-	if diff := cmp.Diff([]string{http.MethodDelete, http.MethodGet, http.MethodHead, http.MethodPut}, table.Allowed("/api/pets/1")); diff != "" {
-		t.Errorf("Allowed (-want +got):\n%s", diff)
-	}
-	if got := table.Allowed("/api/nope"); len(got) != 0 {
-		t.Errorf("Allowed(/api/nope) = %v, want none", got)
 	}
 }

@@ -65,8 +65,6 @@ type Handler struct {
 	conditional *conditional
 	idempotent  fiber.Handler
 	doc         []byte
-	// notCounted are the templates of the routes made NotCounted.
-	notCounted map[string]bool
 }
 
 // New builds the API over cfg: its middleware is made here, once, and
@@ -83,7 +81,6 @@ func New(cfg Config) (*Handler, error) {
 		conditional: newConditional(cfg.Store.CatalogVersion),
 		idempotent:  idempotency(cfg.Store, cfg.Logger),
 		doc:         doc,
-		notCounted:  map[string]bool{},
 	}
 	return h, nil
 }

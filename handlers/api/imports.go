@@ -29,11 +29,12 @@ func (h *Handler) ImportPets(c *fiber.Ctx) error {
 	if active, err := h.Store.ActiveImport(ctx); err != nil {
 		return err
 	} else if active != nil {
-		return web.StreamedBodyError(c, db.Errorf(db.EImportRunning, "Import %d is %s; wait until it has finished.", active.ID, active.Status))
+		return db.Errorf(db.EImportRunning, "Import %d is %s; wait until it has finished.", active.ID, active.Status)
 	}
-	im, err := h.Imports.Create(ctx, web.BodyStream(c))
+	body, _ := web.StreamedBody(c) // the route's Body streams
+	im, err := h.Imports.Create(ctx, body.Open())
 	if err != nil {
-		return web.StreamedBodyError(c, err)
+		return web.BodyError(c, err)
 	}
 	c.Location("/api/imports/" + strconv.FormatInt(im.ID, 10))
 	return c.Status(fiber.StatusAccepted).JSON(im)

@@ -39,7 +39,7 @@ func (h *Handler) AddPhoto(c *fiber.Ctx) error {
 	if len(p.Photos) >= db.MaxPhotos {
 		return db.Errorf(db.ETooManyPhotos, "Pet %d has %d photos already, the most a pet may have.", petID, len(p.Photos))
 	}
-	// fasthttp's Body, not Fiber's: no content coding (web.BodyLimits
+	// fasthttp's Body, not Fiber's: no content coding (web.ReadBody
 	// refuses compressed bodies anyway).
 	res, err := h.Photos.Reencode(ctx, bytes.NewReader(c.Request().Body()), c.Get(fiber.HeaderContentType), h.PhotoLimits)
 	if err != nil {

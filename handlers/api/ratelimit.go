@@ -10,22 +10,6 @@ import (
 	"petstore/web/ratelimit"
 )
 
-// PrepareAnswer gives an error answer made outside the middleware chain
-// (Fiber's 413 for an oversize body) the same headers as every other API
-// answer: request id, version and a counted rate-limit decision. route is
-// the template of the route the request was for (web.Routes.Template), so
-// its options hold here too (NotCounted).
-func (h *Handler) PrepareAnswer(c *fiber.Ctx, route string) {
-	if !web.IsAPI(c) || c.GetRespHeader("X-API-Version") != "" {
-		return
-	}
-	setHeaders(c)
-	// A key that cannot be looked up counts against the client's IP, as in
-	// the middleware.
-	_ = h.lookUpKey(c)
-	_ = h.limit.count(c, h.notCounted[route]) // the answer is already an error; only its headers matter
-}
-
 // windowStatus is one window of RateLimitStatus (SPEC §13).
 type windowStatus struct {
 	Limit     int64 `json:"limit"`

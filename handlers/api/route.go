@@ -29,8 +29,7 @@ type routeOptions struct {
 	notCounted  bool
 	conditional bool
 	idempotent  bool
-	body        int64
-	bodyStream  bool
+	body        web.Body
 	checks      []fiber.Handler
 	streaming   bool
 }
@@ -59,16 +58,10 @@ func Conditional() Option { return func(o *routeOptions) { o.conditional = true 
 // Idempotent: the route honours Idempotency-Key (SPEC §5).
 func Idempotent() Option { return func(o *routeOptions) { o.idempotent = true } }
 
-// Body lets the route take a body of up to max bytes, read after the key,
-// the role and the checks have passed (web.Route.Body).
-func Body(max int64) Option { return func(o *routeOptions) { o.body = max } }
-
-// StreamedBody lets the route take a body of up to max bytes that its
-// handler reads as a stream (web.BodyStream), never whole: a catalog
-// import's file.
-func StreamedBody(max int64) Option {
-	return func(o *routeOptions) { o.body, o.bodyStream = max, true }
-}
+// Body is the request body the route takes (web.Route.Body) when it is
+// not MaxBody read whole: a photo's 8 MiB, a catalog import's streamed
+// file.
+func Body(b web.Body) Option { return func(o *routeOptions) { o.body = b } }
 
 // Check runs h after the key and the role, before the body is read (the
 // content type of an upload).
@@ -81,7 +74,9 @@ func Streaming() Option { return func(o *routeOptions) { o.streaming = true } }
 // Prefix): handler behind the API's chain as its options make it. Every
 // route has the whole chain (request id and version headers, the
 // deprecation headers, the key, the limit), so whatever refuses a
-// request, its answer is the route's.
+// request, its answer is the route's. The body is read (or refused: 413,
+// 415) only after the key, the limit, the role and the route's checks
+// have passed (web.ReadBody).
 func (h *Handler) Route(method, path string, handler fiber.Handler, opts ...Option) web.Route {
 	var o routeOptions
 	for _, opt := range opts {
@@ -110,16 +105,11 @@ func (h *Handler) Route(method, path string, handler fiber.Handler, opts ...Opti
 		chain = append(chain, h.conditional.handler)
 	}
 	chain = append(chain, o.checks...)
-	if o.body > web.MaxBody && !o.bodyStream {
-		chain = append(chain, web.ReadBody)
-	}
+	chain = append(chain, web.ReadBody)
 	if o.idempotent {
 		chain = append(chain, h.idempotent)
 	}
 	chain = append(chain, handler)
-	if o.notCounted {
-		h.notCounted[Prefix+path] = true
-	}
 	return web.Route{Method: method, Path: Prefix + path, Handlers: chain, Body: o.body, Streaming: o.streaming}
 }
 

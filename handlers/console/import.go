@@ -97,7 +97,7 @@ func (h *Handler) StartImport(c *fiber.Ctx) error {
 // end: past the limit (413 on the form) or cut off (the client is gone).
 func (h *Handler) importReadFailure(c *fiber.Ctx, err error, refuse func(int, string, []db.FieldError) error) error {
 	c.Context().SetConnectionClose()
-	if errors.Is(err, browser.ErrUploadTooLarge) {
+	if errors.Is(err, web.ErrBodyTooLarge) {
 		return refuse(fiber.StatusRequestEntityTooLarge, "The file is larger than 50 MiB, the most one import takes.", nil)
 	}
 	return refuse(fiber.StatusBadRequest, "The upload was cut off before the end of the file; nothing was imported.", nil)

@@ -21,7 +21,7 @@ import (
 // photoField names the upload form's file input.
 const photoField = "photos"
 
-// UploadLimit is the most a photo upload's body may be (web.BodyLimits):
+// UploadLimit is the most a photo upload's body may be (web.Body):
 // as many photos as a pet may have, each at most the upload limit (SPEC
 // §14: 8 × 8 MiB), and 1 MiB for the token, multipart's headers and slack.
 func (h *Handler) UploadLimit() int64 {
@@ -168,7 +168,7 @@ func fullReason(pet string) string {
 
 // readFailure says why the rest of an upload could not be read.
 func readFailure(err error, limit int64) string {
-	if errors.Is(err, browser.ErrUploadTooLarge) {
+	if errors.Is(err, web.ErrBodyTooLarge) {
 		return fmt.Sprintf("The upload is larger than %s: the rest of it was not read.", mebibytes(limit))
 	}
 	return "The rest of the upload could not be read."

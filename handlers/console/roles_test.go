@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"petstore/web"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,6 +65,9 @@ func TestClerkRoutes(t *testing.T) {
 		var routes []string
 		seen := map[string]bool{}
 		for _, r := range a.App.GetRoutes(true) {
+			if r.Name == web.FallbackName {
+				continue // a method the path lacks: 405 or 404
+			}
 			if !strings.HasPrefix(r.Path, "/staff") || (r.Method != http.MethodGet && r.Method != http.MethodPost) {
 				continue
 			}

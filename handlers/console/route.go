@@ -19,7 +19,7 @@ type routeOptions struct {
 	public    bool
 	formLimit bool
 	checks    []fiber.Handler
-	body      int64
+	body      web.Body
 	streaming bool
 	admin     bool
 	steps     []Step
@@ -46,16 +46,21 @@ func FormLimited() Option { return func(o *routeOptions) { o.formLimit = true } 
 // Check runs h before the route's handler, after the sign-in.
 func Check(h fiber.Handler) Option { return func(o *routeOptions) { o.checks = append(o.checks, h) } }
 
-// Body lets the route take a body of up to max bytes, which its handler
-// reads itself, part by part (web.Route.Body, browser.UploadParts).
-func Body(max int64) Option { return func(o *routeOptions) { o.body = max } }
+// Body is the request body the route takes (web.Route.Body) when it is
+// not MaxBody read whole: a file upload's, streamed and read part by part
+// (browser.UploadParts).
+func Body(b web.Body) Option { return func(o *routeOptions) { o.body = b } }
 
 // Streaming: the route answers with an open stream (web.Route.Streaming).
 func Streaming() Option { return func(o *routeOptions) { o.streaming = true } }
 
 // New is the console over h's parts. Its chains' middleware is made here,
 // once: every route has the console's error page, the security headers,
-// no caching and CSRF, then the sign-in unless it is Public.
+// no caching, the body (web.ReadBody) and CSRF, then the sign-in unless it
+// is Public. The body goes before CSRF, which reads its token from the
+// form: an upload's streamed body is only checked there (a body announced
+// past the limit is 413, none of it read; CSRF then reads the token part
+// alone, see browser.CSRF).
 func New(h Handler) *Handler {
 	h.surface = &web.Surface{Errors: RenderError, Prefix: Prefix}
 	h.csrf = browser.CSRF(h.Sessions, SessionName)
@@ -69,7 +74,7 @@ func (h *Handler) Route(method, path string, handler fiber.Handler, opts ...Opti
 	for _, opt := range opts {
 		opt(&o)
 	}
-	chain := []fiber.Handler{h.surface.Mark, web.SecurityHeaders, NoStore, h.csrf}
+	chain := []fiber.Handler{h.surface.Mark, web.SecurityHeaders, NoStore, web.ReadBody, h.csrf}
 	if o.formLimit {
 		chain = append(chain, h.FormLimit)
 	}

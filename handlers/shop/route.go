@@ -19,10 +19,10 @@ func New(h Handler) *Handler {
 
 // Route is the line of the route table for method and path: handler
 // behind the shop's chain. Every route gets its error answers
-// (RenderError), the security headers (CSP 'self'), CSRF on unsafe
-// methods, the per-IP limit of form posts (every POST, before it reads
+// (RenderError), the security headers (CSP 'self'), the body
+// (web.ReadBody: CSRF reads the form), CSRF on unsafe methods, the per-IP limit of form posts (every POST, before it reads
 // the database) and the shopper's session. The chain is the route's own,
 // so it never runs for paths the shop does not own.
 func (h *Handler) Route(method, path string, handler fiber.Handler) web.Route {
-	return web.Route{Method: method, Path: path, Handlers: []fiber.Handler{h.surface.Mark, web.SecurityHeaders, h.csrf, h.FormLimit, h.Session, handler}}
+	return web.Route{Method: method, Path: path, Handlers: []fiber.Handler{h.surface.Mark, web.SecurityHeaders, web.ReadBody, h.csrf, h.FormLimit, h.Session, handler}}
 }

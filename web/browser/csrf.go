@@ -24,10 +24,10 @@ type csrfLocal struct{}
 // CSRF guards a browser area with a synchronizer token kept in its session
 // (name): every unsafe request must send it back, in the form or the
 // X-CSRF-Token header. The session cookie is SameSite=Lax as well. On a
-// route that reads a large body itself (web.BodyLimits.Allow: a file
-// upload) the form's token is read from the body's first part alone, and a
-// refusal closes the connection with the rest of the body unread
-// (upload.go).
+// route whose body streams (a file upload) the form's token is read from
+// the body's first part alone, and a refusal closes the connection with
+// the rest of the body unread (upload.go). Elsewhere it reads the form
+// ReadBody has read, so it goes after ReadBody in a chain.
 func CSRF(s *Sessions, name string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		sess, err := s.Get(c, name)
@@ -58,8 +58,8 @@ func CSRF(s *Sessions, name string) fiber.Handler {
 			}
 		}
 		if !tokenMatches(sent, token) {
-			if _, streamed := web.StreamedLimit(c); streamed {
-				c.Context().SetConnectionClose() // BodyLimits reads no more of it
+			if _, streamed := web.StreamedBody(c); streamed {
+				c.Context().SetConnectionClose() // no more of it is read
 			}
 			return db.Errorf(db.EForbidden, "This form has expired. Reload the page and try again.")
 		}

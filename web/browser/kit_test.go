@@ -43,21 +43,7 @@ func newKitWith(t *testing.T, s *browser.Sessions, o web.AppOptions, routes ...f
 	t.Helper()
 	o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	app, table := web.NewApp(o)
-	g := app.Group("", browser.CSRF(s, sessionName))
-	g.Get("/page", withSession(s, func(c *fiber.Ctx, sess *browser.Session) error {
-		flashes, err := testFlashes.Take(sess)
-		if err != nil {
-			return err
-		}
-		return page(c, sess.Value("note"), flashes)
-	}))
-	g.Post("/note", withSession(s, func(c *fiber.Ctx, sess *browser.Session) error {
-		sess.Set("note", c.FormValue("note"))
-		if err := sess.Save(); err != nil {
-			return err
-		}
-		return c.SendString("noted")
-	}))
+	csrf := browser.CSRF(s, sessionName)
 	upload := func(c *fiber.Ctx) error {
 		parts, err := browser.UploadParts(c)
 		if errors.Is(err, browser.ErrNotMultipart) {
@@ -77,8 +63,26 @@ func newKitWith(t *testing.T, s *browser.Sessions, o web.AppOptions, routes ...f
 		}
 		return c.SendString(strings.Join(names, ","))
 	}
-	// After the group, so its CSRF runs first; the table knows its limit.
-	table.Add(web.Route{Method: fiber.MethodPost, Path: "/upload", Body: uploadLimit, Handlers: []fiber.Handler{upload}})
+	// As the console's upload routes: CSRF reads the token part, then the
+	// body's limit is checked. Added before the group, whose middleware
+	// (the default body, then CSRF) would otherwise run first.
+	table.Add(web.Route{Method: fiber.MethodPost, Path: "/upload", Body: web.Body{Max: uploadLimit, Stream: true},
+		Handlers: []fiber.Handler{csrf, web.ReadBody, upload}})
+	g := app.Group("", web.ReadBody, csrf)
+	g.Get("/page", withSession(s, func(c *fiber.Ctx, sess *browser.Session) error {
+		flashes, err := testFlashes.Take(sess)
+		if err != nil {
+			return err
+		}
+		return page(c, sess.Value("note"), flashes)
+	}))
+	g.Post("/note", withSession(s, func(c *fiber.Ctx, sess *browser.Session) error {
+		sess.Set("note", c.FormValue("note"))
+		if err := sess.Save(); err != nil {
+			return err
+		}
+		return c.SendString("noted")
+	}))
 	for _, r := range routes {
 		r(g)
 	}

@@ -121,8 +121,8 @@ func (s *Session) Save() error {
 
 // cookieRequest is the request as gorilla/sessions reads it: its cookies.
 // Fiber's adaptor (adaptor.ConvertRequest) would copy the whole request,
-// body included, and on a route that reads a large body itself
-// (web.BodyLimits.Allow: the console's photo upload) that means waiting
+// body included, and on a route whose body streams (web.Body: the
+// console's photo upload) that means waiting
 // for, and holding, every byte of an upload the session's CSRF check has
 // not yet let in.
 func cookieRequest(c *fiber.Ctx) *http.Request {

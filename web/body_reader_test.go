@@ -1,4 +1,4 @@
-package browser
+package web
 
 import (
 	"errors"
@@ -9,10 +9,14 @@ import (
 	"testing/iotest"
 )
 
-// TestUploadBody: a body of exactly the limit reads whole; one byte more
-// is ErrUploadTooLarge, having read no more than the limit; while the
-// limit is the CSRF gate, going past it is errTokenNotFirst.
-func TestUploadBody(t *testing.T) {
+// csrfPrefixMax is the browser kit's CSRF gate (web/browser).
+const csrfPrefixMax = 8 << 10
+
+// TestBodyReader: a body of exactly the limit reads whole; one byte more
+// is ErrBodyTooLarge, having read no more than the limit; while the limit
+// is a gate below the route's (BodyReader.Gate), going past it is
+// ErrBodyGated.
+func TestBodyReader(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
 		size         int
@@ -22,19 +26,19 @@ func TestUploadBody(t *testing.T) {
 	}{
 		{"under", 99, 100, 100, nil, 99},
 		{"exactly", 100, 100, 100, nil, 100},
-		{"one byte over", 101, 100, 100, ErrUploadTooLarge, 100},
-		{"far over", 1 << 20, 100, 100, ErrUploadTooLarge, 100},
-		{"past the gate", csrfPrefixMax + 1000, csrfPrefixMax, 1 << 20, errTokenNotFirst, csrfPrefixMax},
+		{"one byte over", 101, 100, 100, ErrBodyTooLarge, 100},
+		{"far over", 1 << 20, 100, 100, ErrBodyTooLarge, 100},
+		{"past the gate", csrfPrefixMax + 1000, csrfPrefixMax, 1 << 20, ErrBodyGated, csrfPrefixMax},
 		{"within the gate", csrfPrefixMax - 100, csrfPrefixMax, 1 << 20, nil, csrfPrefixMax - 100},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// One byte a read, the way a slow client's body arrives.
-			b := &uploadBody{r: iotest.OneByteReader(strings.NewReader(strings.Repeat("x", tc.size))), limit: tc.limit, max: tc.max}
+			b := &BodyReader{r: iotest.OneByteReader(strings.NewReader(strings.Repeat("x", tc.size))), limit: tc.limit, max: tc.max}
 			got, err := io.ReadAll(b)
 			if !errors.Is(err, tc.want) || len(got) != tc.wantReadSize {
 				t.Errorf("read %d bytes, error %v; want %d and %v", len(got), err, tc.wantReadSize, tc.want)
 			}
-			b = &uploadBody{r: strings.NewReader(strings.Repeat("x", tc.size)), limit: tc.limit, max: tc.max}
+			b = &BodyReader{r: strings.NewReader(strings.Repeat("x", tc.size)), limit: tc.limit, max: tc.max}
 			got, err = io.ReadAll(b)
 			if !errors.Is(err, tc.want) || len(got) != tc.wantReadSize {
 				t.Errorf("in big reads: read %d bytes, error %v; want %d and %v", len(got), err, tc.wantReadSize, tc.want)
@@ -43,22 +47,22 @@ func TestUploadBody(t *testing.T) {
 	}
 }
 
-// TestUploadGateAfterToken: once the token part is read through the gate,
+// TestBodyGateAfterToken: once the token part is read through the gate,
 // the rest of the upload reads on, however the body's bytes arrive.
 // mime/multipart reads up to 4 KiB ahead of the part it hands out, so a
 // gate of 4 KiB tripped behind a token that had already passed when the
 // body came in small pieces (a flaky 403-free, 1-photo upload before).
-func TestUploadGateAfterToken(t *testing.T) {
+func TestBodyGateAfterToken(t *testing.T) {
 	var body strings.Builder
-	body.WriteString("--B\r\nContent-Disposition: form-data; name=\"" + CSRFField + "\"\r\n\r\n" + strings.Repeat("t", 43) + "\r\n")
+	body.WriteString("--B\r\nContent-Disposition: form-data; name=\"_csrf\"\r\n\r\n" + strings.Repeat("t", 43) + "\r\n")
 	body.WriteString("--B\r\nContent-Disposition: form-data; name=\"photos\"; filename=\"a.jpg\"\r\n\r\n" + strings.Repeat("x", 64<<10) + "\r\n--B--\r\n")
 	for chunk := 1; chunk < 200; chunk++ {
 		// The first chunk short (what came with the headers), the rest in
 		// reads as large as asked for.
-		b := &uploadBody{r: &chunked{r: strings.NewReader(body.String()), first: chunk}, limit: csrfPrefixMax, max: 1 << 20}
+		b := &BodyReader{r: &chunkedReads{r: strings.NewReader(body.String()), first: chunk}, limit: csrfPrefixMax, max: 1 << 20}
 		mr := multipart.NewReader(b, "B")
 		part, err := mr.NextPart()
-		if err != nil || part.FormName() != CSRFField {
+		if err != nil || part.FormName() != "_csrf" {
 			t.Fatalf("first read of %d: first part %v", chunk, err)
 		}
 		if _, err := io.ReadAll(part); err != nil {
@@ -75,15 +79,15 @@ func TestUploadGateAfterToken(t *testing.T) {
 	}
 }
 
-// chunked hands out at most first bytes in its first read, then as many
+// chunkedReads hands out at most first bytes in its first read, then as many
 // as asked for.
-type chunked struct {
+type chunkedReads struct {
 	r     io.Reader
 	first int
 	done  bool
 }
 
-func (c *chunked) Read(p []byte) (int, error) {
+func (c *chunkedReads) Read(p []byte) (int, error) {
 	if !c.done && len(p) > c.first {
 		p = p[:c.first]
 	}
