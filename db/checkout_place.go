@@ -45,16 +45,10 @@ func (s *Store) PlaceCheckout(ctx context.Context, shopperID string, maxOpenUnit
 			return nil, &LineError{Line: i, Err: err}
 		}
 	}
-	c := &Checkout{ShopperID: shopperID, Name: in.Name, Email: in.Email, Phone: in.Phone}
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	if err := tx.placeCheckout(ctx, c, lines, ship, maxOpenUnits); err != nil {
-		return nil, err
-	}
-	return c, tx.Commit()
+	return inTx(ctx, s, func(tx *Tx) (*Checkout, error) {
+		c := &Checkout{ShopperID: shopperID, Name: in.Name, Email: in.Email, Phone: in.Phone}
+		return c, tx.placeCheckout(ctx, c, lines, ship, maxOpenUnits)
+	})
 }
 
 // placeCheckout places the checkout c and an order for each of its

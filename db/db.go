@@ -328,8 +328,14 @@ func (s *Store) sel(ctx context.Context, dest any, query string, args ...any) er
 	return s.stmts.Select(ctx, dest, query, args...)
 }
 
-func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return s.stmts.Exec(ctx, query, args...)
+func (s *Store) exec(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
+	// A statement on its own is a transaction of its own: the retry rule
+	// (retry.go) holds for it too.
+	err = s.retry(ctx, func() (err error) {
+		res, err = s.stmts.Exec(ctx, query, args...)
+		return err
+	})
+	return res, err
 }
 
 // get and exec run a query in the transaction, through the statement

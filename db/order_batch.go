@@ -183,8 +183,21 @@ func (s *Store) OrderBatches() (batches, orders int64) {
 
 // placeBatch is the batcher's place: every order of batch, in its order,
 // in one transaction, by s.placeIn (the fastest way the database has),
-// each placed order with its audit entry.
+// each placed order with its audit entry. A transient conflict (retry.go)
+// runs the whole batch again, each order's refusal made anew.
 func (s *Store) placeBatch(ctx context.Context, batch []*queuedOrder) (atCommit bool, err error) {
+	err = s.retry(ctx, func() (err error) {
+		for _, q := range batch {
+			q.err = nil
+		}
+		atCommit, err = s.placeBatchOnce(ctx, batch)
+		return err
+	})
+	return atCommit, err
+}
+
+// placeBatchOnce is one attempt of placeBatch.
+func (s *Store) placeBatchOnce(ctx context.Context, batch []*queuedOrder) (atCommit bool, err error) {
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return false, err

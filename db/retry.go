@@ -61,18 +61,31 @@ func TxRetryCodes() []string { return append([]string(nil), outage.Conflicts...)
 // of it again (a new transaction, a new tx.now) after a transient
 // conflict, at most txAttempts times. fn must have no effect outside tx.
 func inTx[T any](ctx context.Context, s *Store, fn func(tx *Tx) (T, error)) (T, error) {
-	for attempt := 1; ; attempt++ {
-		v, err := runTx(ctx, s, fn)
+	var v T
+	err := s.retry(ctx, func() (err error) {
+		v, err = runTx(ctx, s, fn)
+		return err
+	})
+	return v, err
+}
+
+// retry runs attempt, a whole transaction from its begin to its commit,
+// and again after a transient conflict, at most txAttempts times in all,
+// after a jittered pause that doubles per retry: the rule inTx applies,
+// for the transactions that run themselves (a batch of orders).
+func (s *Store) retry(ctx context.Context, attempt func() error) error {
+	for n := 1; ; n++ {
+		err := attempt()
 		code := outage.Conflict(err)
-		if code == "" || attempt == txAttempts || ctx.Err() != nil {
-			return v, err
+		if code == "" || n == txAttempts || ctx.Err() != nil {
+			return err
 		}
 		s.retries.counter(code).Add(1)
-		pause := txRetryPause << (attempt - 1)
+		pause := txRetryPause << (n - 1)
 		pause = pause/2 + rand.N(pause)
 		select {
 		case <-ctx.Done():
-			return v, err
+			return err
 		case <-time.After(pause):
 		}
 	}

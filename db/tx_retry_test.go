@@ -2,8 +2,10 @@ package db_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -61,5 +63,56 @@ func TestTxRetryDeadlock(t *testing.T) {
 	}
 	if got := s.TxRetries()[`40P01`] - before; got != 1 {
 		t.Fatalf("deadlock retries = %d, want 1 (%v)", got, s.TxRetries())
+	}
+}
+
+// TestTxRetrySQLiteBusy holds SQLite's write lock from another connection
+// (another process, as the command line is) past the store's
+// busy_timeout: the store's first attempt fails busy, the retry rule
+// counts it and runs the transaction again once the lock is let go, and
+// the change is in. (About 5 s: the store's busy_timeout.)
+func TestTxRetrySQLiteBusy(t *testing.T) {
+	ctx := context.Background()
+	rawURL := dbtest.SQLiteURL(t)
+	s := dbtest.OpenURL(t, rawURL)
+	other, err := sqlx.Open("sqlite", "file:"+strings.TrimPrefix(rawURL, "sqlite:")+"?_pragma=busy_timeout(5000)&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	held, err := other.BeginTx(ctx, nil) // immediate: the write lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Rollback()
+	before := s.TxRetries()["sqlite_busy"]
+
+	done := make(chan error, 1)
+	go func() {
+		name := "Cats"
+		_, err := s.CreateCategory(ctx, db.NewCategory{Name: &name})
+		done <- err
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for s.TxRetries()["sqlite_busy"] == before {
+		select {
+		case err := <-done:
+			t.Fatalf("the change ended (%v) while another connection held the write lock", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no busy retry counted within 20 s")
+		}
+		time.Sleep(20 * time.Millisecond) // polling a counter
+	}
+	if err := held.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the change after the retry: %v", err)
+	}
+	cats, _, err := s.FindCategories(ctx, db.Page{Limit: 10})
+	if err != nil || len(cats) != 1 || cats[0].Name != "Cats" {
+		t.Fatalf("categories = %v, %v; want Cats, written once", cats, err)
 	}
 }

@@ -69,7 +69,7 @@ func photoError(err error) error {
 		return db.Invalid("body", "%s", err.Error())
 	case errors.Is(err, photo.ErrTimeout):
 		// The image may be fine and the server busy: 503 with Retry-After.
-		return db.Errorf(db.EUnavailable, "The photo could not be processed in time; try again shortly.")
+		return web.Busy("The photo could not be processed in time; try again shortly.")
 	case errors.Is(err, photo.ErrBusy):
 		// SPEC §17: the line of waiting uploads is full; 503 with Retry-After.
 		return web.Busy("Too many photos are waiting to be processed; try again shortly.")
