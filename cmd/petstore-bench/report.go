@@ -90,7 +90,7 @@ func (r *report) ceilingOf(rw row) float64 {
 	if rw.Endpoint == webhookDrain {
 		return 0 // deliveries, not requests: no ceiling of theirs was measured
 	}
-	if rw.Endpoint == placeOrders || rw.Endpoint == ceilingWrite || rw.Endpoint == webhookOrders {
+	if rw.Endpoint == placeOrders || rw.Endpoint == ceilingWrite || rw.Endpoint == webhookOrders || rw.Endpoint == webhookOrders5 {
 		if w := r.find(ceilingWrite, rw.Database); w != nil {
 			return w.Rate
 		}
