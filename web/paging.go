@@ -89,12 +89,29 @@ func QueryParam(c *fiber.Ctx, name string) (string, error) {
 	return s, nil
 }
 
-// QueryID reads an optional positive int64 query parameter (0 when absent).
+// QueryID reads an optional positive int64 query parameter (0 when
+// absent); present and empty is refused, as every API parameter is.
 func QueryID(c *fiber.Ctx, name string) (int64, error) {
 	s, err := QueryParam(c, name)
 	if s == "" || err != nil {
 		return 0, err
 	}
+	return parseID(name, s)
+}
+
+// FormQueryID reads an optional positive int64 field of a form sent by
+// GET (a browser's filters): an empty or blank field is none, since
+// browsers send every field of a form.
+func FormQueryID(c *fiber.Ctx, name string) (int64, error) {
+	s := strings.TrimSpace(c.Query(name))
+	if s == "" {
+		return 0, nil
+	}
+	return parseID(name, s)
+}
+
+// parseID reads s, parameter name's value, as a positive int64.
+func parseID(name, s string) (int64, error) {
 	id, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || id < 1 {
 		return 0, BadParam(name, "must be a positive 64-bit integer")

@@ -9,15 +9,20 @@ import (
 	"petstore/views"
 )
 
-// Render writes a templ component as HTML. Pages pass their full layout
-// and their bare partial; htmx requests (HX-Request) get the partial.
-func Render(c *fiber.Ctx, full, partial templ.Component) error {
+// Render writes a templ component as the answer's HTML.
+func Render(c *fiber.Ctx, comp templ.Component) error {
 	c.Type("html", "utf-8")
-	comp := full
-	if partial != nil && IsHTMX(c) {
-		comp = partial
-	}
 	return comp.Render(c.UserContext(), c.Response().BodyWriter())
+}
+
+// RenderPage writes a page that htmx also asks for in part: page, its
+// full layout, to a browser's navigation, part to an htmx request
+// (HX-Request: a list's rows, a live panel).
+func RenderPage(c *fiber.Ctx, page, part templ.Component) error {
+	if IsHTMX(c) {
+		return Render(c, part)
+	}
+	return Render(c, page)
 }
 
 // IsHTMX reports whether htmx made the request.
@@ -39,7 +44,7 @@ func ErrorPage(c *fiber.Ctx, p Problem, console bool, unavailable string) error 
 			v.Message = unavailable
 		}
 	}
-	return Render(c, views.ErrorPage(v), views.ErrorFragment(v))
+	return RenderPage(c, views.ErrorPage(v), views.ErrorFragment(v))
 }
 
 // retryURL is the address to try a failed page again: the request's own,

@@ -22,8 +22,8 @@ func text(s string) templ.Component {
 // partial is whole either way.
 func TestRender(t *testing.T) {
 	app := newTestApp(t, AppOptions{}, func(r *Routes) {
-		r.Add(route("GET", "/page", func(c *fiber.Ctx) error { return Render(c, text("<html>full</html>"), text("<p>partial</p>")) }))
-		r.Add(route("GET", "/whole", func(c *fiber.Ctx) error { return Render(c, text("<html>full</html>"), nil) }))
+		r.Add(route("GET", "/page", func(c *fiber.Ctx) error { return RenderPage(c, text("<html>full</html>"), text("<p>partial</p>")) }))
+		r.Add(route("GET", "/whole", func(c *fiber.Ctx) error { return Render(c, text("<html>full</html>")) }))
 	})
 	for _, tc := range []struct {
 		path, hx, want string

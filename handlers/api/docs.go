@@ -19,5 +19,5 @@ func (h *Handler) Docs(c *fiber.Ctx) error {
 	// Swagger UI needs data: images for its icons; everything else is same-origin.
 	c.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'")
 	c.Set("X-Content-Type-Options", "nosniff")
-	return web.Render(c, views.APIDocs(), nil)
+	return web.Render(c, views.APIDocs())
 }

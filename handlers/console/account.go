@@ -50,7 +50,7 @@ func (h *Handler) renderAccount(c *fiber.Ctx, status int, pf view.PasswordForm, 
 	}
 	ch.Setup = v.Forced
 	c.Status(status)
-	return web.Render(c, view.AccountPage(ch, v), nil)
+	return web.Render(c, view.AccountPage(ch, v))
 }
 
 // ChangePassword changes the user's own password: POST

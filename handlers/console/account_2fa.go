@@ -72,7 +72,7 @@ func (h *Handler) renderTwoFactor(c *fiber.Ctx, status int, msg string) error {
 	ch.Setup = h.stepOf(u) != StepNone
 	v := view.TwoFactorView{CSRF: browser.CSRFToken(c), QR: qr, Secret: k.Secret(), Required: ch.Setup, Error: msg}
 	c.Status(status)
-	return web.Render(c, view.TwoFactorPage(ch, v), nil)
+	return web.Render(c, view.TwoFactorPage(ch, v))
 }
 
 // qrDataURI draws k's otpauth:// URL as a QR code, a PNG data: URI.
@@ -123,5 +123,5 @@ func (h *Handler) TurnOnTwoFactor(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return web.Render(c, view.RecoveryCodesPage(ch, view.RecoveryCodesView{Codes: codes}), nil)
+	return web.Render(c, view.RecoveryCodesPage(ch, view.RecoveryCodesView{Codes: codes}))
 }

@@ -26,7 +26,7 @@ func (h *Handler) Audit(c *fiber.Ctx) error {
 	}
 	v := view.AuditView{ActorType: q["actorType"], ActorID: q["actorId"], Action: q["action"],
 		TargetType: q["targetType"], TargetID: q["targetId"], From: q["from"], To: q["to"]}
-	before, err := queryID(c, "before")
+	before, err := web.FormQueryID(c, "before")
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func (h *Handler) Audit(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return web.Render(c, view.AuditPage(ch, v), nil)
+	return web.Render(c, view.AuditPage(ch, v))
 }
 
 // auditURL is the audit page with the filters of q, from the entry

@@ -130,7 +130,7 @@ func (h *Handler) LoginPage(c *fiber.Ctx) error {
 		return err
 	}
 	v.Notice = notice.Text
-	return web.Render(c, view.LoginPage(v), nil)
+	return web.Render(c, view.LoginPage(v))
 }
 
 // Login checks a username and password. Five failures within 15 minutes
@@ -149,7 +149,7 @@ func (h *Handler) Login(c *fiber.Ctx) error {
 	fail := func(status int, msg string) error {
 		v.Error = msg
 		c.Status(status)
-		return web.Render(c, view.LoginPage(v), nil)
+		return web.Render(c, view.LoginPage(v))
 	}
 	if v.Username == "" || password == "" {
 		return fail(fiber.StatusUnprocessableEntity, "Enter your username and password.")

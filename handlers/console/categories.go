@@ -40,7 +40,7 @@ func (h *Handler) renderCatalogForm(c *fiber.Ctx, status int, thing string, id i
 		return err
 	}
 	c.Status(status)
-	return web.Render(c, page(ch), nil)
+	return web.Render(c, page(ch))
 }
 
 // categoryFormFailed re-renders the form with the store's messages: 422

@@ -33,12 +33,12 @@ func (h *Handler) Dashboard(c *fiber.Ctx) error {
 		v.KeysHref = "/staff/keys"
 	}
 	if web.IsHTMX(c) {
-		return web.Render(c, nil, view.DashboardPanels(v))
+		return web.Render(c, view.DashboardPanels(v))
 	}
 	ch, err := h.chrome(c, "Dashboard", "dashboard")
 	if err != nil {
 		return err
 	}
 	ch.Live = true
-	return web.Render(c, view.DashboardPage(ch, v), view.DashboardPanels(v))
+	return web.RenderPage(c, view.DashboardPage(ch, v), view.DashboardPanels(v))
 }

@@ -38,7 +38,7 @@ func (h *Handler) renderImportForm(c *fiber.Ctx, status int, v view.ImportFormVi
 		return err
 	}
 	c.Status(status)
-	return web.Render(c, view.ImportPage(ch, v), nil)
+	return web.Render(c, view.ImportPage(ch, v))
 }
 
 // StartImport takes the import form: POST /staff/import, a multipart form
@@ -133,5 +133,5 @@ func (h *Handler) ImportStatus(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return web.Render(c, view.ImportStatusPage(ch, v), view.ImportStatus(v))
+	return web.RenderPage(c, view.ImportStatusPage(ch, v), view.ImportStatus(v))
 }

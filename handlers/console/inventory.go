@@ -37,7 +37,7 @@ func (h *Handler) Inventory(c *fiber.Ctx) error {
 		v.NextURL = f.url(pets[len(pets)-1].ID)
 	}
 	if web.IsHTMX(c) {
-		return web.Render(c, nil, view.InventoryRows(v))
+		return web.Render(c, view.InventoryRows(v))
 	}
 	if v.Categories, _, err = h.Store.FindCategories(ctx, db.Page{Limit: db.MaxLimit}); err != nil {
 		return err
@@ -47,7 +47,7 @@ func (h *Handler) Inventory(c *fiber.Ctx) error {
 		return err
 	}
 	ch.Live = true
-	return web.Render(c, view.InventoryPage(ch, v), view.InventoryRows(v))
+	return web.RenderPage(c, view.InventoryPage(ch, v), view.InventoryRows(v))
 }
 
 // InventoryRow is one row, for its live refresh. The row's address
@@ -62,7 +62,7 @@ func (h *Handler) InventoryRow(c *fiber.Ctx) error {
 	if !web.IsHTMX(c) {
 		return c.Redirect(inventoryQuery.url(id-1)+"#inv-"+strconv.FormatInt(id, 10), fiber.StatusSeeOther)
 	}
-	return web.Render(c, nil, view.InventoryLine(view.InventoryRow{Pet: p, CSRF: browser.CSRFToken(c), Value: strconv.FormatInt(p.Stock, 10)}))
+	return web.Render(c, view.InventoryLine(view.InventoryRow{Pet: p, CSRF: browser.CSRFToken(c), Value: strconv.FormatInt(p.Stock, 10)}))
 }
 
 // SetInventory sets a pet's stock by the rules of SPEC §5
@@ -95,7 +95,7 @@ func (h *Handler) SetInventory(c *fiber.Ctx) error {
 	}
 	if err == nil {
 		return h.done(c, "/staff/inventory", p.Name+": "+strconv.FormatInt(p.Stock, 10)+" in stock.", func() error {
-			return web.Render(c, nil, view.InventoryLine(view.InventoryRow{Pet: p, CSRF: browser.CSRFToken(c), Value: strconv.FormatInt(p.Stock, 10), Saved: true}))
+			return web.Render(c, view.InventoryLine(view.InventoryRow{Pet: p, CSRF: browser.CSRFToken(c), Value: strconv.FormatInt(p.Stock, 10), Saved: true}))
 		})
 	}
 	return h.refused(c, err, "/staff/inventory", func(msg string) error {
@@ -103,6 +103,6 @@ func (h *Handler) SetInventory(c *fiber.Ctx) error {
 		if ferr != nil {
 			return ferr
 		}
-		return web.Render(c, nil, view.InventoryLine(view.InventoryRow{Pet: cur, CSRF: browser.CSRFToken(c), Value: raw, Error: msg}))
+		return web.Render(c, view.InventoryLine(view.InventoryRow{Pet: cur, CSRF: browser.CSRFToken(c), Value: raw, Error: msg}))
 	})
 }

@@ -66,7 +66,7 @@ func (h *Handler) Keys(c *fiber.Ctx) error {
 
 func (h *Handler) renderKeys(c *fiber.Ctx, status int, form view.KeyForm, issued *view.IssuedKey) error {
 	ctx := c.UserContext()
-	after, err := queryID(c, "after")
+	after, err := web.FormQueryID(c, "after")
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (h *Handler) renderKeys(c *fiber.Ctx, status int, form view.KeyForm, issued
 		return err
 	}
 	c.Status(status)
-	return web.Render(c, view.KeysPage(ch, v), nil)
+	return web.Render(c, view.KeysPage(ch, v))
 }
 
 // IssueKey issues a key and shows its plain text this once; the
@@ -121,7 +121,7 @@ func (h *Handler) renderKeyEdit(c *fiber.Ctx, status int, k *db.APIKey, f view.K
 		return err
 	}
 	c.Status(status)
-	return web.Render(c, view.KeyEditPage(ch, view.KeyEditView{CSRF: browser.CSRFToken(c), Key: k, Form: f}), nil)
+	return web.Render(c, view.KeyEditPage(ch, view.KeyEditView{CSRF: browser.CSRFToken(c), Key: k, Form: f}))
 }
 
 // EditKey shows the form that changes a key's name, plan and limits.
@@ -180,7 +180,7 @@ func (h *Handler) RevokeKey(c *fiber.Ctx) error {
 	h.Logger.Info("API key revoked in the console", "keyId", k.ID, "staff", currentStaff(c).Username)
 	c.Set("HX-Trigger", "keys-changed")
 	return h.done(c, "/staff/keys", "Key “"+k.Name+"” is revoked.", func() error {
-		return web.Render(c, nil, view.KeyLine(view.KeyRow{Key: k, CSRF: browser.CSRFToken(c), Now: h.Now()}))
+		return web.Render(c, view.KeyLine(view.KeyRow{Key: k, CSRF: browser.CSRFToken(c), Now: h.Now()}))
 	})
 }
 
@@ -208,6 +208,6 @@ func (h *Handler) LiftBan(c *fiber.Ctx) error {
 		back = "/staff/usage"
 	}
 	return h.done(c, back, "The ban of key “"+k.Name+"” is lifted.", func() error {
-		return web.Render(c, nil, view.KeyLine(view.KeyRow{Key: k, CSRF: browser.CSRFToken(c), Now: h.Now()}))
+		return web.Render(c, view.KeyLine(view.KeyRow{Key: k, CSRF: browser.CSRFToken(c), Now: h.Now()}))
 	})
 }

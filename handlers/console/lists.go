@@ -3,7 +3,6 @@ package console
 import (
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -47,10 +46,10 @@ func (q listQuery) parse(c *fiber.Ctx) (listFilter, error) {
 		return f, web.BadParam(q.wordName, "must be %s", q.wordChoices)
 	}
 	var err error
-	if f.id, err = queryID(c, q.idName); err != nil {
+	if f.id, err = web.FormQueryID(c, q.idName); err != nil {
 		return f, err
 	}
-	if f.from, err = queryID(c, q.from); err != nil {
+	if f.from, err = web.FormQueryID(c, q.from); err != nil {
 		return f, err
 	}
 	return f, nil
@@ -75,17 +74,4 @@ func (f listFilter) url(from int64) string {
 		return f.q.path
 	}
 	return f.q.path + "?" + v.Encode()
-}
-
-// queryID reads an optional positive id; an empty value is none.
-func queryID(c *fiber.Ctx, name string) (int64, error) {
-	s := strings.TrimSpace(c.Query(name))
-	if s == "" {
-		return 0, nil
-	}
-	id, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || id < 1 {
-		return 0, web.BadParam(name, "must be a positive integer")
-	}
-	return id, nil
 }

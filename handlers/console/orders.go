@@ -40,7 +40,7 @@ func (h *Handler) Orders(c *fiber.Ctx) error {
 		v.NextURL = f.url(orders[len(orders)-1].ID)
 	}
 	if web.IsHTMX(c) {
-		return web.Render(c, nil, view.OrderRows(v))
+		return web.Render(c, view.OrderRows(v))
 	}
 	if f.id > 0 {
 		if p, err := h.Store.FindPetByID(ctx, f.id); err == nil {
@@ -54,7 +54,7 @@ func (h *Handler) Orders(c *fiber.Ctx) error {
 		return err
 	}
 	ch.Live = true
-	return web.Render(c, view.OrdersPage(ch, v), view.OrderRows(v))
+	return web.RenderPage(c, view.OrdersPage(ch, v), view.OrderRows(v))
 }
 
 // CompleteOrder completes an order (Store.UpdateOrder) and answers
@@ -90,7 +90,7 @@ func (h *Handler) CancelOrder(c *fiber.Ctx) error {
 		})
 	}
 	return h.done(c, "/staff/orders", "Order #"+strconv.FormatInt(id, 10)+" is cancelled.", func() error {
-		return web.Render(c, nil, view.OrderCancelled(id))
+		return web.Render(c, view.OrderCancelled(id))
 	})
 }
 
@@ -99,5 +99,5 @@ func (h *Handler) renderOrderRow(c *fiber.Ctx, id int64, msg string) error {
 	if err != nil {
 		return err
 	}
-	return web.Render(c, nil, view.OrderLine(view.OrderRow{Order: o, CSRF: browser.CSRFToken(c), Error: msg}))
+	return web.Render(c, view.OrderLine(view.OrderRow{Order: o, CSRF: browser.CSRFToken(c), Error: msg}))
 }

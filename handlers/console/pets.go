@@ -15,7 +15,7 @@ import (
 // Catalog lists pets and categories with their edit and delete actions.
 func (h *Handler) Catalog(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	after, err := queryID(c, "after")
+	after, err := web.FormQueryID(c, "after")
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func (h *Handler) Catalog(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return web.Render(c, view.CatalogPage(ch, v), nil)
+	return web.Render(c, view.CatalogPage(ch, v))
 }
 
 // NewPet is the form for a new pet: GET /staff/pets/new.

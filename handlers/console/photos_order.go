@@ -128,7 +128,7 @@ func (h *Handler) photosDone(c *fiber.Ctx, petID int64, status int, msg componen
 			}
 			v := h.photosView(c, p)
 			v.Message, v.Focus = msg, focus
-			return web.Render(c, view.PhotosSection(v), nil)
+			return web.Render(c, view.PhotosSection(v))
 		},
 	})
 }

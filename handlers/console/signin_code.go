@@ -98,7 +98,7 @@ func (h *Handler) CodePage(c *fiber.Ctx) error {
 	if u == nil {
 		return h.startAgain(c, sess)
 	}
-	return web.Render(c, view.SignInCodePage(view.SignInCodeView{CSRF: browser.CSRFToken(c), Username: u.Username}), nil)
+	return web.Render(c, view.SignInCodePage(view.SignInCodeView{CSRF: browser.CSRFToken(c), Username: u.Username}))
 }
 
 // CheckCode takes the code (or a recovery code) of a pending sign-in:
@@ -118,7 +118,7 @@ func (h *Handler) CheckCode(c *fiber.Ctx) error {
 	fail := func(status int, msg string) error {
 		v.Error = msg
 		c.Status(status)
-		return web.Render(c, view.SignInCodePage(v), nil)
+		return web.Render(c, view.SignInCodePage(v))
 	}
 	code := c.FormValue("code")
 	if strings.TrimSpace(code) == "" {

@@ -34,7 +34,7 @@ func (h *Handler) renderTeam(c *fiber.Ctx, status int, f view.TeamForm, oneTime 
 	}
 	v := view.TeamView{CSRF: browser.CSRFToken(c), Me: currentStaff(c).ID, Form: f, OneTime: oneTime, Rows: rows}
 	c.Status(status)
-	return web.Render(c, view.TeamPage(ch, v), nil)
+	return web.Render(c, view.TeamPage(ch, v))
 }
 
 // AddStaff adds a user with a one-time password, shown this once:

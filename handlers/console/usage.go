@@ -68,13 +68,13 @@ func (h *Handler) Usage(c *fiber.Ctx) error {
 	}
 	slices.SortFunc(v.IPBans, func(a, b view.IPBan) int { return strings.Compare(a.Subject, b.Subject) })
 	if web.IsHTMX(c) {
-		return web.Render(c, nil, view.UsagePanel(v))
+		return web.Render(c, view.UsagePanel(v))
 	}
 	ch, err := h.chrome(c, "Rate limits", "usage")
 	if err != nil {
 		return err
 	}
-	return web.Render(c, view.UsagePage(ch, v), view.UsagePanel(v))
+	return web.RenderPage(c, view.UsagePage(ch, v), view.UsagePanel(v))
 }
 
 // sortUsage orders rows by use, the busiest first (by name: A to Z);

@@ -61,7 +61,7 @@ func (h *Handler) renderWebhooks(c *fiber.Ctx, status int, f view.WebhookForm, s
 		return err
 	}
 	c.Status(status)
-	return web.Render(c, view.WebhooksPage(ch, view.WebhooksView{CSRF: browser.CSRFToken(c), Form: f, Secret: secret, Rows: ws}), nil)
+	return web.Render(c, view.WebhooksPage(ch, view.WebhooksView{CSRF: browser.CSRFToken(c), Form: f, Secret: secret, Rows: ws}))
 }
 
 // CreateWebhook adds a webhook and shows its secret this once; the page
@@ -91,7 +91,7 @@ func (h *Handler) Webhook(c *fiber.Ctx) error {
 }
 
 func (h *Handler) renderWebhook(c *fiber.Ctx, status int, w *db.Webhook, f view.WebhookForm, secret *view.WebhookSecret) error {
-	before, err := queryID(c, "before")
+	before, err := web.FormQueryID(c, "before")
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func (h *Handler) renderWebhook(c *fiber.Ctx, status int, w *db.Webhook, f view.
 		return err
 	}
 	c.Status(status)
-	return web.Render(c, view.WebhookPage(ch, v), nil)
+	return web.Render(c, view.WebhookPage(ch, v))
 }
 
 // UpdateWebhook changes a webhook's URL, events and description.

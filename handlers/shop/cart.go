@@ -26,7 +26,7 @@ func (h *Handler) Cart(c *fiber.Ctx) error {
 	if v.Chrome, err = h.pageChrome(c, view.NavCart); err != nil {
 		return err
 	}
-	return web.Render(c, view.CartPage(v), nil)
+	return web.Render(c, view.CartPage(v))
 }
 
 // cartView joins the cart's lines with their pets (and so their prices
@@ -63,13 +63,13 @@ func (h *Handler) renderCart(c *fiber.Ctx, st *shopState, v view.CartView, statu
 	c.Status(status)
 	if browser.Partial(c) {
 		v.Chrome = partialChrome(c, st)
-		return web.Render(c, nil, templ.Join(view.CartPart(v), view.Chromed(v.Chrome)))
+		return web.Render(c, templ.Join(view.CartPart(v), view.Chromed(v.Chrome)))
 	}
 	var err error
 	if v.Chrome, err = h.pageChrome(c, view.NavCart); err != nil {
 		return err
 	}
-	return web.Render(c, view.CartPage(v), nil)
+	return web.Render(c, view.CartPage(v))
 }
 
 // cartFragment makes the cart fragment for afterPost.

@@ -49,13 +49,13 @@ func (h *Handler) Catalog(c *fiber.Ctx) error {
 		return err
 	}
 	if part != catalogWhole {
-		return web.Render(c, nil, content)
+		return web.Render(c, content)
 	}
 	ch, err := h.pageChrome(c, view.NavCatalog)
 	if err != nil {
 		return err
 	}
-	return web.Render(c, view.CatalogPage(ch, content), nil)
+	return web.Render(c, view.CatalogPage(ch, content))
 }
 
 // The parts of the catalog an answer carries: the whole page's content,
@@ -124,7 +124,7 @@ func (h *Handler) catalogContent(ctx context.Context, part string, f view.Catalo
 // a search from matching anything, as in a name.
 func catalogFilter(c *fiber.Ctx) (view.CatalogFilter, error) {
 	q := strings.TrimFunc(c.Query("q"), func(r rune) bool { return unicode.IsSpace(r) && !unicode.IsControl(r) })
-	f := view.CatalogFilter{Query: truncateRunes(q, db.MaxNameLen)}
+	f := view.CatalogFilter{Query: truncate(q, db.MaxNameLen)}
 	if s := c.Query("category"); s != "" {
 		id, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || id < 1 {
@@ -161,12 +161,4 @@ func catalogURL(f view.CatalogFilter, afterID int64) string {
 		return "/"
 	}
 	return "/?" + q.Encode()
-}
-
-// truncateRunes cuts s to at most n runes, without an ellipsis.
-func truncateRunes(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n])
-	}
-	return s
 }

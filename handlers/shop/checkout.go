@@ -128,7 +128,7 @@ func (h *Handler) detailsForm(c *fiber.Ctx, st *shopState) view.CheckoutForm {
 
 // shown is a typed value as a form shows it back: at most 300 characters,
 // with control characters and bytes that are not UTF-8 as U+FFFD.
-func shown(s string) string { return browser.Printable(truncateRunes(s, 300), false) }
+func shown(s string) string { return browser.Printable(truncate(s, 300), false) }
 
 // lineProblem words why a checkout line failed: out of stock ("Only N
 // left", from the stock now), no longer available, or gone from the

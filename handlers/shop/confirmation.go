@@ -42,5 +42,5 @@ func (h *Handler) Confirmation(c *fiber.Ctx) error {
 	if v.Chrome, err = h.pageChrome(c, view.NavOrders); err != nil {
 		return err
 	}
-	return web.Render(c, view.ConfirmationPage(v), nil)
+	return web.Render(c, view.ConfirmationPage(v))
 }

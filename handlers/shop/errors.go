@@ -29,14 +29,14 @@ func (h *Handler) RenderError(c *fiber.Ctx, p web.Problem) error {
 	if browser.Partial(c) {
 		c.Set("HX-Retarget", "#flash")
 		c.Set("HX-Reswap", "innerHTML")
-		return web.Render(c, nil, view.ErrorFlash(v))
+		return web.Render(c, view.ErrorFlash(v))
 	}
 	ch, err := h.pageChrome(c, "")
 	if err != nil {
 		return RenderPlainError(c, p) // the cookie cannot be read: no frame
 	}
 	v.Chrome = ch
-	return web.Render(c, view.ErrorPage(v), nil)
+	return web.Render(c, view.ErrorPage(v))
 }
 
 // RenderPlainError is the plain error page in the shop's words, without
@@ -83,11 +83,11 @@ func parseQuantity(raw string) (int64, string) {
 	return n, ""
 }
 
-// truncate cuts s to at most n runes.
+// truncate cuts what a visitor typed to at most n runes, to show it again
+// (in its field, or quoted in a message) without echoing a page's worth.
 func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n]) + "…"
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
 	}
 	return s
 }

@@ -26,7 +26,7 @@ func (h *Handler) Lookup(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return web.Render(c, view.LookupPage(view.LookupView{Chrome: ch}), nil)
+	return web.Render(c, view.LookupPage(view.LookupView{Chrome: ch}))
 }
 
 // FindOrder looks a checkout up by its number and email: POST
@@ -85,13 +85,13 @@ func (h *Handler) renderLookup(c *fiber.Ctx, st *shopState, v view.LookupView, s
 	c.Status(status)
 	if browser.Partial(c) {
 		v.Chrome = partialChrome(c, st)
-		return web.Render(c, nil, templ.Join(view.LookupFormPart(v), view.Chromed(v.Chrome)))
+		return web.Render(c, templ.Join(view.LookupFormPart(v), view.Chromed(v.Chrome)))
 	}
 	var err error
 	if v.Chrome, err = h.pageChrome(c, view.NavOrders); err != nil {
 		return err
 	}
-	return web.Render(c, view.LookupPage(v), nil)
+	return web.Render(c, view.LookupPage(v))
 }
 
 // provenCheckout reads the path's checkoutId and returns that checkout
@@ -136,7 +136,7 @@ func (h *Handler) LookupResult(c *fiber.Ctx) error {
 	if v.Chrome, err = h.pageChrome(c, view.NavOrders); err != nil {
 		return err
 	}
-	return web.Render(c, view.LookupResultPage(v), nil)
+	return web.Render(c, view.LookupResultPage(v))
 }
 
 // LookupCancel cancels an open order of a checkout this session proved:

@@ -39,7 +39,7 @@ func (h *Handler) Pet(c *fiber.Ctx) error {
 	if v.Chrome, err = h.pageChrome(c, view.NavCatalog); err != nil {
 		return err
 	}
-	return web.Render(c, view.PetPageWith(v, around{head: kept.head, middle: view.OrderFormPart(v), tail: kept.tail}), nil)
+	return web.Render(c, view.PetPageWith(v, around{head: kept.head, middle: view.OrderFormPart(v), tail: kept.tail}))
 }
 
 // petRendered is a pet page's part rendered for every shopper: the HTML
@@ -156,12 +156,12 @@ func (h *Handler) AddToCart(c *fiber.Ctx) error {
 		c.Status(fiber.StatusUnprocessableEntity)
 		if browser.Partial(c) {
 			v.Chrome = partialChrome(c, st)
-			return web.Render(c, nil, view.OrderFormPart(*v))
+			return web.Render(c, view.OrderFormPart(*v))
 		}
 		if v.Chrome, err = h.pageChrome(c, view.NavCatalog); err != nil {
 			return err
 		}
-		return web.Render(c, view.PetPage(*v), nil)
+		return web.Render(c, view.PetPage(*v))
 	}
 	if i := st.cart.index(id); i >= 0 {
 		st.cart[i].Qty += qty

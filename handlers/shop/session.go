@@ -180,7 +180,7 @@ func (h *Handler) afterPost(c *fiber.Ctx, st *shopState, f components.Flash, red
 	if fragment != nil {
 		r.Fragment = func() error {
 			ch := partialChrome(c, st, f)
-			return web.Render(c, nil, templ.Join(fragment(ch), view.Chromed(ch)))
+			return web.Render(c, templ.Join(fragment(ch), view.Chromed(ch)))
 		}
 	}
 	return r.Send(c, st.sess)
@@ -209,5 +209,5 @@ func showPage[V any](h *Handler, c *fiber.Ctx, nav string, load func(context.Con
 	if err != nil {
 		return err
 	}
-	return web.Render(c, page(v, ch), nil)
+	return web.Render(c, page(v, ch))
 }
