@@ -84,14 +84,6 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 
 	s.Hub = events.NewHub(store, logger)
 	store.OnEvent(s.Hub.Wake)
-	if store.Dialect() == db.DialectPostgres {
-		go func() {
-			_, dsn, _ := db.ParseURL(cfg.DatabaseURL) // validated by LoadConfig; adds the connect timeout
-			if err := s.Hub.ListenPostgres(bg, dsn); err != nil && !errors.Is(err, context.Canceled) {
-				logger.Error("event listener stopped", "err", err)
-			}
-		}()
-	}
 
 	h := &handlers.Handler{
 		Store: store, Limiter: limiter, Shared: shared, Proxies: cfg.Proxies, Logger: logger, Events: s.Hub,
@@ -104,6 +96,18 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 	// registers with it, then it starts (as miniflux's cli starts its
 	// worker pool once the rest is built).
 	q := queue.New(store, queue.Config{Logger: logger})
+	// Another instance's commit wakes the relay too (its NOTIFY), not
+	// only the relay's poll: whichever instance holds the relay turns the
+	// events into jobs at once.
+	s.Hub.Notified = q.Wake
+	if store.Dialect() == db.DialectPostgres {
+		go func() {
+			_, dsn, _ := db.ParseURL(cfg.DatabaseURL) // validated by LoadConfig; adds the connect timeout
+			if err := s.Hub.ListenPostgres(bg, dsn); err != nil && !errors.Is(err, context.Canceled) {
+				logger.Error("event listener stopped", "err", err)
+			}
+		}()
+	}
 	wm := webhooks.NewMetrics(store)
 	metrics.Register(wm.Collectors()...)
 	h.Deliveries, err = webhooks.New(q, webhooks.Config{

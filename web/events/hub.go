@@ -61,6 +61,10 @@ type Source interface {
 // NewHub; set the tuning fields, if at all, before the first Serve. It is
 // safe for concurrent use.
 type Hub struct {
+	// Notified, when set, is called whenever ListenPostgres hears that an
+	// instance committed events (the queue's relay wakes on it). Set it
+	// before ListenPostgres runs.
+	Notified func()
 	// Heartbeat is how long a stream may stay idle before a comment line
 	// (": heartbeat") is sent; SPEC §8 says 15 s.
 	Heartbeat time.Duration

@@ -67,6 +67,9 @@ func (h *Hub) ListenPostgres(ctx context.Context, dsn string) error {
 			// A nil notification follows a reconnect: events may have been
 			// missed, and a wake-up reads everything after the hub's newest id.
 			h.Wake()
+			if h.Notified != nil {
+				h.Notified()
+			}
 		case <-ping.C:
 			go func() { _ = l.Ping() }() // on a dead connection the listener notices and reconnects
 		}

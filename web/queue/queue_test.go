@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"petstore/db"
 	"petstore/db/dbtest"
+	"petstore/web/events"
 )
 
 // TestMain removes the migrated templates the tests' stores are copied from.
@@ -275,3 +277,44 @@ func TestNoSQLWritesRiverJobs(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestRelayWokenByAnotherInstance: on PostgreSQL an instance's commit
+// wakes the relay of another instance through its NOTIFY (the event hub's
+// listener), not only the relay's poll, which this test makes an hour:
+// events committed by a second store become jobs all the same.
+func TestRelayWokenByAnotherInstance(t *testing.T) {
+	url := dbtest.PostgresURL(t)
+	dbtest.RequirePostgres(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	relaying, writing := dbtest.OpenURL(t, url), dbtest.OpenURL(t, url)
+	var w worked
+	q := New(relaying, Config{PollInterval: 20 * time.Millisecond, RelayPoll: time.Hour})
+	probeKind(t, q, &w)
+	hub := events.NewHub(relaying, slog.New(slog.DiscardHandler))
+	t.Cleanup(hub.Close)
+	hub.Notified = q.Wake
+	_, dsn, err := db.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = hub.ListenPostgres(ctx, dsn) }()
+	start(t, q)
+
+	cat, err := writing.CreateCategory(ctx, db.NewCategory{Name: ptr("Dogs")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Until the listener is in, a NOTIFY finds nobody: a pet every 200 ms
+	// until one is relayed.
+	deadline := time.Now().Add(15 * time.Second)
+	for i := 0; len(w.snapshot()) == 0; i++ {
+		if time.Now().After(deadline) {
+			t.Fatal("no event committed by the other store was relayed within 15 s")
+		}
+		if _, err := writing.CreatePet(ctx, db.NewPet{Name: ptr(fmt.Sprintf("Pet %d", i)), CategoryID: &cat.ID}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond) // the pace of the writes
+	}
+}
