@@ -29,7 +29,8 @@ type ImportParser func(r io.Reader, emit func(*CatalogRow) error) error
 // transaction: its file is read back chunk by chunk and parsed again by
 // parse; categories are found by name (case-insensitively, as the store
 // compares names) or created; pets and their inventory are inserted
-// importBatch at a time, with their pet.created events; one audit entry
+// importBatch at a time (marked with the import's id); one catalog.imported
+// event (SPEC §18: not one pet.created per pet); one audit entry
 // (catalog.import) for whoever started it; the import succeeded and its
 // chunks deleted. progress, when set, is told the rows written so far
 // after each batch. Nothing is written when any of it fails: the error is
@@ -50,7 +51,7 @@ func (s *Store) RunImport(ctx context.Context, im *Import, parse ImportParser, p
 	if done, err := tx.claimImport(ctx, im.ID); err != nil || done {
 		return err
 	}
-	w := &importWriter{tx: tx, categories: map[string]int64{}, progress: progress, fault: s.importFault}
+	w := &importWriter{tx: tx, importID: im.ID, categories: map[string]int64{}, progress: progress, fault: s.importFault}
 	err = parse(&importData{ctx: ctx, s: s, id: im.ID}, func(r *CatalogRow) error {
 		w.batch = append(w.batch, r)
 		if len(w.batch) == importBatch {
@@ -68,6 +69,10 @@ func (s *Store) RunImport(ctx context.Context, im *Import, parse ImportParser, p
 	changes.Set("rows", nil, w.written)
 	changes.Set("categoriesCreated", nil, w.created)
 	if err := tx.audit(AuditCatalogImport, TargetID(auditTargetImport, im.ID), changes); err != nil {
+		return err
+	}
+	// One event for the whole import (SPEC §18), not one per pet.
+	if err := tx.addEvent(ctx, EventCatalogImported, CatalogImported{ImportID: im.ID, Rows: w.written, CategoriesCreated: w.created}); err != nil {
 		return err
 	}
 	// finished_at is when the writing ended, not when the transaction began.
@@ -136,6 +141,7 @@ func (tx *Tx) valueRows(rows, cols int) string {
 // importWriter writes an import's rows in batches within its transaction.
 type importWriter struct {
 	tx         *Tx
+	importID   int64
 	categories map[string]int64 // folded name → id
 	batch      []*CatalogRow
 	written    int64
@@ -168,7 +174,7 @@ func (w *importWriter) category(ctx context.Context, name string) (int64, error)
 }
 
 // flush writes the batch: the pets in one INSERT, their inventory in
-// another, their events in a third.
+// another.
 func (w *importWriter) flush(ctx context.Context) error {
 	if len(w.batch) == 0 {
 		return nil
@@ -186,13 +192,13 @@ func (w *importWriter) flush(ctx context.Context) error {
 		p.Photos = Photos{}
 		pets[i] = p
 	}
-	args := make([]any, 0, 10*len(pets))
+	args := make([]any, 0, 11*len(pets))
 	for _, p := range pets {
-		args = append(args, p.Name, foldName(p.Name), p.CategoryID, p.Status, p.Price, p.Description, p.Breed, p.BirthDate, tx.now, tx.now)
+		args = append(args, p.Name, foldName(p.Name), p.CategoryID, p.Status, p.Price, p.Description, p.Breed, p.BirthDate, tx.now, tx.now, w.importID)
 	}
 	var ids []int64
 	err := tx.SelectContext(ctx, &ids, `INSERT INTO pets (name, name_key, category_id, status, price, description, breed, birth_date,
-		created_at, updated_at) VALUES `+tx.valueRows(len(pets), 10)+` RETURNING id`, args...)
+		created_at, updated_at, import_id) VALUES `+tx.valueRows(len(pets), 11)+` RETURNING id`, args...)
 	if err != nil {
 		return fmt.Errorf("import pets: %w", err)
 	}
@@ -203,26 +209,13 @@ func (w *importWriter) flush(ctx context.Context) error {
 	// not list them in that order.
 	slices.Sort(ids)
 	args = args[:0]
-	events := make([]any, 0, 3*len(pets))
 	for i, p := range pets {
 		p.ID = ids[i]
 		args = append(args, p.ID, p.Stock, tx.now)
-		e, err := newEvent(EventPetCreated, p)
-		if err != nil {
-			return err
-		}
-		events = append(events, e.typ, e.data, tx.now)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO inventory (pet_id, quantity, updated_at) VALUES `+tx.valueRows(len(pets), 3), args...); err != nil {
 		return fmt.Errorf("import inventory: %w", err)
 	}
-	// The events in row order, ids drawn in that order as the pets' were.
-	// The transaction has its id already (PostgreSQL's event horizon: see
-	// flushEvents): it wrote the pets.
-	if _, err := tx.ExecContext(ctx, `INSERT INTO events (type, data, created_at) VALUES `+tx.valueRows(len(pets), 3), events...); err != nil {
-		return fmt.Errorf("import events: %w", err)
-	}
-	tx.wroteEvents = true
 	w.written += int64(len(pets))
 	w.batch = w.batch[:0]
 	if w.fault != nil {
