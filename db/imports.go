@@ -174,11 +174,11 @@ func (r *importData) Read(p []byte) (int, error) {
 }
 
 // StartImport marks a queued import running and returns it; an import
-// running already (its job rescued after a crash) is returned as it is, to
-// run again from the start. ok is false when the import is finished (or
+// running already (its job paused, or rescued after a crash) is returned
+// as it is, to resume after the rows it wrote (Processed). ok is false when the import is finished (or
 // gone): its job has nothing left to do.
 func (s *Store) StartImport(ctx context.Context, id int64) (im *Import, ok bool, err error) {
-	if _, err := s.exec(ctx, `UPDATE imports SET status = $1, processed = 0 WHERE id = $2 AND status IN ('queued', 'running')`,
+	if _, err := s.exec(ctx, `UPDATE imports SET status = $1 WHERE id = $2 AND status IN ('queued', 'running')`,
 		ImportRunning, id); err != nil {
 		return nil, false, fmt.Errorf("start import: %w", err)
 	}
@@ -199,18 +199,9 @@ func (s *Store) StartImport(ctx context.Context, id int64) (im *Import, ok bool,
 	return im, true, nil
 }
 
-// SetImportProgress records how many rows a running import has written so
-// far, for GET on every instance (PostgreSQL: from a connection of its
-// own, beside the import's transaction).
-func (s *Store) SetImportProgress(ctx context.Context, id, processed int64) error {
-	if _, err := s.exec(ctx, `UPDATE imports SET processed = $1 WHERE id = $2 AND status = 'running'`, processed, id); err != nil {
-		return fmt.Errorf("import progress: %w", err)
-	}
-	return nil
-}
-
-// FailImport marks an import failed with problems (user-safe) and drops
-// its file.
+// FailImport marks an import that has not succeeded failed with problems
+// (user-safe), drops its file and deletes the pets and categories it
+// wrote, which nobody ever saw (RunImport), in short transactions.
 func (s *Store) FailImport(ctx context.Context, id int64, problems []FieldError) error {
 	b, err := json.Marshal(problems)
 	if err != nil {
@@ -221,12 +212,15 @@ func (s *Store) FailImport(ctx context.Context, id int64, problems []FieldError)
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.exec(ctx, `UPDATE imports SET status = $1, errors = $2, finished_at = $3 WHERE id = $4`,
-		ImportFailed, string(b), tx.now, id); err != nil {
+	if _, err := tx.exec(ctx, `UPDATE imports SET status = $1, errors = $2, finished_at = $3 WHERE id = $4 AND status <> $5`,
+		ImportFailed, string(b), tx.now, id, ImportSucceeded); err != nil {
 		return fmt.Errorf("fail import: %w", err)
 	}
 	if _, err := tx.exec(ctx, `DELETE FROM import_chunks WHERE import_id = $1`, id); err != nil {
 		return fmt.Errorf("fail import: %w", err)
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	return s.dropHiddenImport(ctx, id)
 }
