@@ -72,7 +72,7 @@ test: ## gofmt check, templ and client freshness checks, go vet, staticcheck, go
 	  echo "== screenshots of the browser tests in $$shots/:"; ls $$shots | sed 's/^/   /'; fi
 
 .PHONY: test-soak
-test-soak: ## the soak tests (50,000 orders, a million-row export; PostgreSQL: PETSTORE_TEST_POSTGRES_URL)
+test-soak: ## the soak tests (50,000 orders, a million-row export; PostgreSQL: PETSTORE_TEST_POSTGRES_URL; an import beside orders on SQLite)
 	$(GO) test -count=1 -timeout 10m -run '$(SOAKS)' -v ./db/ ./cmd/petstore/ ./handlers/api/
 
 # The app reads the time from one clock that tests pin relative to the real
