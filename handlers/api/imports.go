@@ -25,13 +25,8 @@ func (h *Handler) ImportType(c *fiber.Ctx) error {
 // one is queued or running is refused before the body is read. The answer
 // is 202 with the queued import; its job writes the catalog.
 func (h *Handler) ImportPets(c *fiber.Ctx) error {
-	ctx := c.UserContext()
-	if active, err := h.Store.ActiveImport(ctx); err != nil {
-		return err
-	} else if active != nil {
-		return web.StreamedBodyError(c, db.Errorf(db.EImportRunning, "Import %d is %s; wait until it has finished.", active.ID, active.Status))
-	}
-	im, err := h.Imports.Create(ctx, web.BodyStream(c))
+	// Create refuses a second import (409) before it reads the body.
+	im, err := h.Imports.Create(c.UserContext(), web.BodyStream(c))
 	if err != nil {
 		return web.StreamedBodyError(c, err)
 	}
