@@ -167,8 +167,10 @@ func (im *Imports) step(ctx context.Context, id int64, slice time.Duration) (mor
 	case err == nil:
 		im.logger.Info("catalog import finished", "import", id)
 		return false, nil
-	case ctx.Err() != nil:
-		return false, err // cut off: River runs it again, from the rows written
+	case ctx.Err() != nil, db.IsUnavailable(err):
+		// Cut off, or the database away: River runs it again (with backoff),
+		// from the rows written.
+		return false, err
 	}
 	var problems []db.FieldError
 	var coded *db.Error
