@@ -21,7 +21,19 @@ const (
 	EventOrderUpdated     = "order.updated"
 	EventOrderCompleted   = "order.completed"
 	EventOrderCancelled   = "order.cancelled"
+	// EventCatalogImported is a catalog import's one event (SPEC §18):
+	// CatalogImported, never a pet.created per row.
+	EventCatalogImported = "catalog.imported"
 )
+
+// CatalogImported is the data of a catalog.imported event: the import,
+// how many pets it brought (listed by GET /api/pets?importId=) and how
+// many categories it created.
+type CatalogImported struct {
+	ImportID          int64 `json:"importId"`
+	Rows              int64 `json:"rows"`
+	CategoriesCreated int64 `json:"categoriesCreated"`
+}
 
 // NotifyChannel is the PostgreSQL channel instances wake each other on.
 const NotifyChannel = "petstore_events"

@@ -94,14 +94,14 @@ func (im *Import) decoded() (*Import, error) {
 	return im, nil
 }
 
-// CreateImport stores an uploaded file as a queued import, in one
-// transaction: the import row, the file's bytes in chunks as check reads
-// them from body (check validates the file and returns its row count), and
-// the import's job (enqueue, in the same transaction). When check fails
-// nothing is stored and its error is returned. The caller makes sure the
-// origin of ctx is set (the audit entry is written by the job for it).
-// Errors: import_running, and check's (validation_failed).
-func (s *Store) CreateImport(ctx context.Context, body io.Reader, check func(io.Reader) (int64, error),
+// CreateImport stores a checked file of rows rows as a queued import, in
+// one short transaction: the import row, the file's bytes in chunks read
+// from file (a local copy the caller made while it checked the upload:
+// never a client's connection, so a slow client holds no lock) and the
+// import's job (enqueue, in the same transaction). The caller makes sure
+// the origin of ctx is set (the audit entry is written by the job for it).
+// Errors: import_running.
+func (s *Store) CreateImport(ctx context.Context, file io.Reader, rows int64,
 	enqueue func(ctx context.Context, tx *sql.Tx, importID int64) error) (*Import, error) {
 	o, _ := OriginFrom(ctx)
 	tx, err := s.begin(ctx)
@@ -109,76 +109,35 @@ func (s *Store) CreateImport(ctx context.Context, body io.Reader, check func(io.
 		return nil, err
 	}
 	defer tx.Rollback()
-	im := &Import{Status: ImportQueued, CreatedAt: tx.now, Errors: []FieldError{}}
-	err = tx.get(ctx, &im.ID, `INSERT INTO imports (status, created_at, actor_type, actor_id, actor_name, request_id, ip)
-		VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-		ImportQueued, tx.now, o.Actor.Type, o.Actor.ID, o.Actor.Name, o.RequestID, o.IP)
+	im := &Import{Status: ImportQueued, Rows: rows, CreatedAt: tx.now, Errors: []FieldError{}}
+	err = tx.get(ctx, &im.ID, `INSERT INTO imports (status, row_count, created_at, actor_type, actor_id, actor_name, request_id, ip)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+		ImportQueued, rows, tx.now, o.Actor.Type, o.Actor.ID, o.Actor.Name, o.RequestID, o.IP)
 	if isUniqueViolation(err) {
 		return nil, errImportRunning()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("create import: %w", err)
 	}
-	w := &chunkWriter{ctx: ctx, tx: tx, id: im.ID, buf: make([]byte, 0, ImportChunkSize)}
-	rows, err := check(io.TeeReader(body, w))
-	if err != nil {
-		return nil, err
-	}
-	if w.err != nil {
-		return nil, w.err
-	}
-	if err := w.flush(); err != nil {
-		return nil, err
-	}
-	im.Rows = rows
-	if _, err := tx.exec(ctx, `UPDATE imports SET row_count = $1 WHERE id = $2`, rows, im.ID); err != nil {
-		return nil, fmt.Errorf("create import: %w", err)
+	buf := make([]byte, ImportChunkSize)
+	for seq := 0; ; seq++ {
+		n, err := io.ReadFull(file, buf)
+		if n > 0 {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO import_chunks (import_id, seq, data) VALUES ($1, $2, $3)`, im.ID, seq, buf[:n]); err != nil {
+				return nil, fmt.Errorf("write import chunk: %w", err)
+			}
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read import file: %w", err)
+		}
 	}
 	if err := enqueue(ctx, tx.Tx.Tx, im.ID); err != nil {
 		return nil, fmt.Errorf("queue import: %w", err)
 	}
 	return im, tx.Commit()
-}
-
-// chunkWriter writes what passes through it to import_chunks, one row per
-// ImportChunkSize bytes. Its first error stops it (CreateImport reports it).
-type chunkWriter struct {
-	ctx context.Context
-	tx  *Tx
-	id  int64
-	seq int
-	buf []byte
-	err error
-}
-
-func (w *chunkWriter) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 && w.err == nil {
-		room := ImportChunkSize - len(w.buf)
-		take := min(room, len(p))
-		w.buf = append(w.buf, p[:take]...)
-		p = p[take:]
-		if len(w.buf) == ImportChunkSize {
-			w.err = w.flush()
-		}
-	}
-	if w.err != nil {
-		return 0, w.err
-	}
-	return n, nil
-}
-
-// flush writes the bytes held as the next chunk.
-func (w *chunkWriter) flush() error {
-	if len(w.buf) == 0 {
-		return nil
-	}
-	if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO import_chunks (import_id, seq, data) VALUES ($1, $2, $3)`, w.id, w.seq, w.buf); err != nil {
-		return fmt.Errorf("write import chunk: %w", err)
-	}
-	w.seq++
-	w.buf = w.buf[:0]
-	return nil
 }
 
 // importData reads an import's file back from its chunks, one chunk at a
@@ -215,11 +174,11 @@ func (r *importData) Read(p []byte) (int, error) {
 }
 
 // StartImport marks a queued import running and returns it; an import
-// running already (its job rescued after a crash) is returned as it is, to
-// run again from the start. ok is false when the import is finished (or
+// running already (its job paused, or rescued after a crash) is returned
+// as it is, to resume after the rows it wrote (Processed). ok is false when the import is finished (or
 // gone): its job has nothing left to do.
 func (s *Store) StartImport(ctx context.Context, id int64) (im *Import, ok bool, err error) {
-	if _, err := s.exec(ctx, `UPDATE imports SET status = $1, processed = 0 WHERE id = $2 AND status IN ('queued', 'running')`,
+	if _, err := s.exec(ctx, `UPDATE imports SET status = $1 WHERE id = $2 AND status IN ('queued', 'running')`,
 		ImportRunning, id); err != nil {
 		return nil, false, fmt.Errorf("start import: %w", err)
 	}
@@ -240,18 +199,9 @@ func (s *Store) StartImport(ctx context.Context, id int64) (im *Import, ok bool,
 	return im, true, nil
 }
 
-// SetImportProgress records how many rows a running import has written so
-// far, for GET on every instance (PostgreSQL: from a connection of its
-// own, beside the import's transaction).
-func (s *Store) SetImportProgress(ctx context.Context, id, processed int64) error {
-	if _, err := s.exec(ctx, `UPDATE imports SET processed = $1 WHERE id = $2 AND status = 'running'`, processed, id); err != nil {
-		return fmt.Errorf("import progress: %w", err)
-	}
-	return nil
-}
-
-// FailImport marks an import failed with problems (user-safe) and drops
-// its file.
+// FailImport marks an import that has not succeeded failed with problems
+// (user-safe), drops its file and deletes the pets and categories it
+// wrote, which nobody ever saw (RunImport), in short transactions.
 func (s *Store) FailImport(ctx context.Context, id int64, problems []FieldError) error {
 	b, err := json.Marshal(problems)
 	if err != nil {
@@ -262,12 +212,15 @@ func (s *Store) FailImport(ctx context.Context, id int64, problems []FieldError)
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.exec(ctx, `UPDATE imports SET status = $1, errors = $2, finished_at = $3 WHERE id = $4`,
-		ImportFailed, string(b), tx.now, id); err != nil {
+	if _, err := tx.exec(ctx, `UPDATE imports SET status = $1, errors = $2, finished_at = $3 WHERE id = $4 AND status <> $5`,
+		ImportFailed, string(b), tx.now, id, ImportSucceeded); err != nil {
 		return fmt.Errorf("fail import: %w", err)
 	}
 	if _, err := tx.exec(ctx, `DELETE FROM import_chunks WHERE import_id = $1`, id); err != nil {
 		return fmt.Errorf("fail import: %w", err)
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	return s.dropHiddenImport(ctx, id)
 }

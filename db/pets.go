@@ -148,6 +148,8 @@ type PetFilter struct {
 	CategoryID int64
 	Query      string // name contains, case-insensitive
 	IDs        []int64
+	// ImportID lists the pets a catalog import brought (SPEC §18).
+	ImportID int64
 	Page
 }
 
@@ -168,7 +170,7 @@ func (s *Store) FindPets(ctx context.Context, f PetFilter) ([]*Pet, bool, error)
 	if search != nil && search.from != "" {
 		l.from, l.key = `SELECT `+petCols+search.from, search.key
 	}
-	sel := s.listSelector(len(f.Statuses) > 0 || f.CategoryID > 0 || (search != nil && search.unprepared))
+	sel := s.listSelector(len(f.Statuses) > 0 || f.CategoryID > 0 || f.ImportID > 0 || (search != nil && search.unprepared))
 	l.conds = func(w *where) {
 		w.add("p.deleted_at IS NULL")
 		if f.CategoryID > 0 {
@@ -179,6 +181,9 @@ func (s *Store) FindPets(ctx context.Context, f PetFilter) ([]*Pet, bool, error)
 		}
 		if len(f.IDs) > 0 {
 			w.add("p.id IN " + in(w, f.IDs))
+		}
+		if f.ImportID > 0 {
+			w.add("p.import_id = " + w.arg(f.ImportID))
 		}
 		afterOnInventory(w, f.Page)
 	}

@@ -40,6 +40,7 @@ const (
 var EventTypes = []string{
 	EventPetCreated, EventPetUpdated, EventPetDeleted, EventInventoryUpdated,
 	EventOrderCreated, EventOrderUpdated, EventOrderCompleted, EventOrderCancelled,
+	EventCatalogImported,
 }
 
 // Webhook is an endpoint the store pushes events to. Its secret is never

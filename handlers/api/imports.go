@@ -25,14 +25,9 @@ func (h *Handler) ImportType(c *fiber.Ctx) error {
 // one is queued or running is refused before the body is read. The answer
 // is 202 with the queued import; its job writes the catalog.
 func (h *Handler) ImportPets(c *fiber.Ctx) error {
-	ctx := c.UserContext()
-	if active, err := h.Store.ActiveImport(ctx); err != nil {
-		return err
-	} else if active != nil {
-		return db.Errorf(db.EImportRunning, "Import %d is %s; wait until it has finished.", active.ID, active.Status)
-	}
+	// Create refuses a second import (409) before it reads the body.
 	body, _ := web.StreamedBody(c) // the route's Body streams
-	im, err := h.Imports.Create(ctx, body.Open())
+	im, err := h.Imports.Create(c.UserContext(), body.Open())
 	if err != nil {
 		return web.BodyError(c, err)
 	}

@@ -26,6 +26,9 @@ func (h *Handler) ListPets(c *fiber.Ctx) error {
 	if f.CategoryID, err = web.QueryID(c, "categoryId"); err != nil {
 		return err
 	}
+	if f.ImportID, err = web.QueryID(c, "importId"); err != nil {
+		return err
+	}
 	ids, err := web.QueryParam(c, "ids")
 	if err != nil {
 		return err

@@ -51,12 +51,8 @@ func (h *Handler) StartImport(c *fiber.Ctx) error {
 	refuse := func(status int, msg string, problems []db.FieldError) error {
 		return h.renderImportForm(c, status, view.ImportFormView{Problem: msg, Problems: problems})
 	}
-	if active, err := h.Store.ActiveImport(c.UserContext()); err != nil {
-		return err
-	} else if active != nil {
-		c.Context().SetConnectionClose() // the file stays unread
-		return refuse(fiber.StatusConflict, "Import "+strconv.FormatInt(active.ID, 10)+" is "+active.Status+"; wait until it has finished.", nil)
-	}
+	// A second import is refused by Imports.Create (one place), before
+	// the file part is read.
 	parts, err := browser.UploadParts(c)
 	if errors.Is(err, browser.ErrNotMultipart) {
 		return refuse(fiber.StatusUnprocessableEntity, "Choose a CSV file to import.", nil)

@@ -96,7 +96,7 @@ func DashboardPage(ch Chrome, v DashboardView) templ.Component {
 }
 
 // dashboardEvents are the events that change the dashboard's numbers.
-const dashboardEvents = "sse:order.created, sse:order.completed, sse:order.cancelled, sse:inventory.updated, sse:pet.created, sse:pet.updated, sse:pet.deleted, every 30s"
+const dashboardEvents = "sse:order.created, sse:order.completed, sse:order.cancelled, sse:inventory.updated, sse:pet.created, sse:pet.updated, sse:pet.deleted, sse:catalog.imported, every 30s"
 
 // DashboardPanels is the dashboard's content, refetched on every event.
 // The page's wrapper around it listens: it is never swapped, so an event

@@ -225,7 +225,7 @@ func InventoryPage(ch Chrome, v InventoryView) templ.Component {
 
 // inventoryTableEvents change which pets the table holds; quantity
 // changes refresh single rows.
-const inventoryTableEvents = "sse:pet.created, sse:pet.updated, sse:pet.deleted, refresh"
+const inventoryTableEvents = "sse:pet.created, sse:pet.updated, sse:pet.deleted, sse:catalog.imported, refresh"
 
 // InventoryRows is the table body, refetched when pets come or go.
 func InventoryRows(v InventoryView) templ.Component {

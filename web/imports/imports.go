@@ -1,9 +1,11 @@
 // Package imports runs the catalog imports of SPEC §18: an uploaded file
-// is checked and stored while it arrives (Create), then a River job writes
-// it to the catalog in one transaction (Run), reporting its progress.
+// is checked while it arrives and then stored (Create), and a River job
+// writes it to the catalog in short transactions, hidden until all of it
+// is written and shown at once (work), resuming where it stopped.
 package imports
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"database/sql"
@@ -11,8 +13,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"sync"
-	"sync/atomic"
+	"os"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -26,17 +27,20 @@ import (
 const (
 	JobKind  = "catalog_import"
 	JobQueue = "imports"
-	// JobTimeout bounds one run of an import: a million rows take minutes.
-	// A job running longer (its instance died) is made available again
-	// (web/queue's rescue), to run from the start (its transaction never
-	// committed).
-	JobTimeout = 30 * time.Minute
+	// JobTimeout bounds one attempt of an import's job, which writes for
+	// about Slice and then snoozes to take the next slice: an attempt still
+	// running past it (its instance died) is made available again by
+	// web/queue's rescue (JobTimeout + queue.RescueGrace, checked every
+	// queue.RescueEvery), and the import resumes after the rows it wrote
+	// within a minute of the crash, on any instance (SPEC §18).
+	JobTimeout = 30 * time.Second
+	// Slice is how long one attempt writes batches before it snoozes; the
+	// rest of JobTimeout is left for the import's last transaction (which
+	// shows every row at once).
+	Slice = 10 * time.Second
 	// maxAttempts: a run cut off (a crash, a shutdown, the database away)
 	// is tried again; an import whose file fails is marked failed at once.
 	maxAttempts = 5
-	// progressEvery is how often a running import's progress is written to
-	// its row on PostgreSQL, for GET on other instances.
-	progressEvery = time.Second
 )
 
 // MaxBytes is the largest file an import takes (SPEC §18: 50 MiB).
@@ -55,28 +59,29 @@ type Imports struct {
 	store  *db.Store
 	logger *slog.Logger
 	// queue inserts an import's job in the import's own transaction and,
-	// started, works it (Run).
+	// started, works it (work).
 	queue *queue.Queue
-	// running is the progress of the imports this instance runs, by id: on
-	// SQLite the import holds the only write lock, so progress lives here.
-	running sync.Map // int64 → *atomic.Int64
+	// slice is Slice (tests shorten it).
+	slice time.Duration
 }
 
 // New makes the imports of store and registers their job with q, which
 // works one import at a time per instance (one at a time per store
 // anyway); logger may be nil.
 func New(store *db.Store, q *queue.Queue, logger *slog.Logger) (*Imports, error) {
-	im := &Imports{store: store, logger: cmp.Or(logger, slog.New(slog.DiscardHandler)), queue: q}
+	im := &Imports{store: store, logger: cmp.Or(logger, slog.New(slog.DiscardHandler)), queue: q, slice: Slice}
 	err := queue.Register(q, queue.Kind{Queue: JobQueue, Workers: 1, Timeout: JobTimeout, MaxAttempts: maxAttempts},
-		func(ctx context.Context, job *river.Job[jobArgs]) error { return im.Run(ctx, job.Args.ImportID) })
+		func(ctx context.Context, job *river.Job[jobArgs]) error { return im.work(ctx, job.Args.ImportID) })
 	if err != nil {
 		return nil, fmt.Errorf("imports: %w", err)
 	}
 	return im, nil
 }
 
-// Create checks the file body while storing it, and queues its import:
-// nothing is stored when the file has a problem (validation_failed with
+// Create checks the file body while copying it to a local temporary file,
+// then stores it and queues its import in one short transaction: no lock
+// is held while a client sends (SPEC §18: an import never stops the shop).
+// Nothing is stored when the file has a problem (validation_failed with
 // the first 100) or another import is queued or running (import_running).
 // ctx carries who started it (db.WithOrigin), for the audit entry.
 func (im *Imports) Create(ctx context.Context, body io.Reader) (*db.Import, error) {
@@ -85,9 +90,20 @@ func (im *Imports) Create(ctx context.Context, body io.Reader) (*db.Import, erro
 	} else if active != nil {
 		return nil, db.Errorf(db.EImportRunning, "Import %d is %s; wait until it has finished.", active.ID, active.Status)
 	}
-	today := im.today()
-	check := func(r io.Reader) (int64, error) { return petcsv.Read(r, today, nil) }
-	return im.store.CreateImport(ctx, body, check, im.enqueue)
+	spool, err := os.CreateTemp("", "petstore-import-*.csv")
+	if err != nil {
+		return nil, fmt.Errorf("import spool: %w", err)
+	}
+	defer os.Remove(spool.Name())
+	defer spool.Close()
+	rows, err := petcsv.Read(io.TeeReader(body, spool), im.today(), nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := spool.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("import spool: %w", err)
+	}
+	return im.store.CreateImport(ctx, bufio.NewReaderSize(spool, 1<<16), rows, im.enqueue)
 }
 
 // enqueue inserts the job of import id in tx.
@@ -95,47 +111,66 @@ func (im *Imports) enqueue(ctx context.Context, tx *sql.Tx, id int64) error {
 	return im.queue.InsertTx(ctx, tx, jobArgs{ImportID: id})
 }
 
-// Find is an import with its progress: the rows written so far by a run
-// of this instance, else as last written to its row. Errors: not_found.
+// Find is an import with its progress (the rows written so far: each
+// batch moves it on in its own transaction). Errors: not_found.
 func (im *Imports) Find(ctx context.Context, id int64) (*db.Import, error) {
-	i, err := im.store.FindImportByID(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if n, ok := im.running.Load(id); ok && i.Status == db.ImportRunning {
-		i.Processed = max(i.Processed, n.(*atomic.Int64).Load())
-	}
-	return i, nil
+	return im.store.FindImportByID(ctx, id)
 }
 
 func (im *Imports) today() time.Time { return im.store.Now().UTC().Truncate(24 * time.Hour) }
 
-// Run runs import id: marks it running, writes it (db.Store.RunImport) and
-// marks it failed when that fails, with user-safe problems. It returns an
-// error only when the run should be tried again: it was cut off, or the
-// database could not be reached to record the outcome.
+// Run runs import id to its end, a slice after another (step): the job
+// runs one slice an attempt; tests and tools run it whole.
 func (im *Imports) Run(ctx context.Context, id int64) error {
+	for {
+		more, err := im.step(ctx, id, 0)
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
+// work is the job: one slice of the import, then the job snoozed (River
+// does not count a snooze as an attempt) to take the next slice at once.
+func (im *Imports) work(ctx context.Context, id int64) error {
+	more, err := im.step(ctx, id, im.slice)
+	if err == nil && more {
+		return river.JobSnooze(0)
+	}
+	return err
+}
+
+// step marks import id running and writes it (db.Store.RunImport) for
+// about slice (0: to its end), resuming after the rows it wrote before;
+// more reports that rows are left for the next step. It marks the import
+// failed when writing fails, with user-safe problems, and returns an error
+// only when the step should be tried again: it was cut off, or the
+// database could not be reached to record the outcome.
+func (im *Imports) step(ctx context.Context, id int64, slice time.Duration) (more bool, err error) {
 	i, ok, err := im.store.StartImport(ctx, id)
 	if err != nil || !ok {
-		return err
+		return false, err
 	}
-	progress := &atomic.Int64{}
-	im.running.Store(id, progress)
-	defer im.running.Delete(id)
-	stop := im.writeProgress(ctx, id, progress)
 	today := im.today()
 	parse := func(r io.Reader, emit func(*db.CatalogRow) error) error {
 		_, err := petcsv.Read(r, today, emit)
 		return err
 	}
-	err = im.store.RunImport(ctx, i, parse, progress.Store)
-	stop()
+	var until time.Time
+	if slice > 0 {
+		until = time.Now().Add(slice)
+	}
+	finished, err := im.store.RunImport(ctx, i, parse, nil, until)
 	switch {
+	case err == nil && !finished:
+		return true, nil
 	case err == nil:
-		im.logger.Info("catalog import succeeded", "import", id, "rows", progress.Load())
-		return nil
-	case ctx.Err() != nil:
-		return err // cut off: River runs it again
+		im.logger.Info("catalog import finished", "import", id)
+		return false, nil
+	case ctx.Err() != nil, db.IsUnavailable(err):
+		// Cut off, or the database away: River runs it again (with backoff),
+		// from the rows written.
+		return false, err
 	}
 	var problems []db.FieldError
 	var coded *db.Error
@@ -146,38 +181,7 @@ func (im *Imports) Run(ctx context.Context, id int64) error {
 		problems = []db.FieldError{{Field: "import", Message: "The catalog could not be written; nothing was imported. Try again, or ask the store's operator to look at the server's log."}}
 	}
 	if err := im.store.FailImport(context.WithoutCancel(ctx), id, problems); err != nil {
-		return err
+		return false, err
 	}
-	return nil
-}
-
-// writeProgress writes progress to the import's row every progressEvery
-// on PostgreSQL, from a connection beside the import's transaction, until
-// the returned stop. SQLite has one writer, the import: its progress stays
-// in memory (Find).
-func (im *Imports) writeProgress(ctx context.Context, id int64, progress *atomic.Int64) (stop func()) {
-	if im.store.Dialect() != db.DialectPostgres {
-		return func() {}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(progressEvery)
-		defer t.Stop()
-		var written int64
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			if n := progress.Load(); n != written {
-				if err := im.store.SetImportProgress(ctx, id, n); err == nil {
-					written = n
-				}
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
+	return false, nil
 }

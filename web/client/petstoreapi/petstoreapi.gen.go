@@ -203,6 +203,7 @@ func (e ErrorCode) Valid() bool {
 
 // Defines values for EventType.
 const (
+	CatalogImported  EventType = "catalog.imported"
 	InventoryUpdated EventType = "inventory.updated"
 	OrderCancelled   EventType = "order.cancelled"
 	OrderCompleted   EventType = "order.completed"
@@ -216,6 +217,8 @@ const (
 // Valid indicates whether the value is a known member of the EventType enum.
 func (e EventType) Valid() bool {
 	switch e {
+	case CatalogImported:
+		return true
 	case InventoryUpdated:
 		return true
 	case OrderCancelled:
@@ -1289,6 +1292,9 @@ type IfNoneMatch = string
 // ImportId defines model for ImportId.
 type ImportId = int64
 
+// ImportIdFilter defines model for ImportIdFilter.
+type ImportIdFilter = int64
+
 // KeyId defines model for KeyId.
 type KeyId = int64
 
@@ -1453,6 +1459,9 @@ type ListPetsParams struct {
 
 	// CategoryId Only pets of this category.
 	CategoryId *CategoryIdFilter `form:"categoryId,omitempty" json:"categoryId,omitempty"`
+
+	// ImportId Only pets brought by this catalog import (`POST /pets/import`; its `catalog.imported` event names it). None until the import has succeeded.
+	ImportId *ImportIdFilter `form:"importId,omitempty" json:"importId,omitempty"`
 
 	// Q Only pets whose name contains this text (case-insensitive). Names hold no control characters, so a search with one (or with bytes that are not UTF-8) is a `400`; so is a text of over 400 bytes in UTF-8 (every name of 100 characters fits).
 	Q *NameQuery `form:"q,omitempty" json:"q,omitempty"`
@@ -2095,9 +2104,11 @@ type ClientInterface interface {
 	//
 	// A `text/event-stream` of changes to pets, inventory and orders. Each event has an
 	// `id`, an `event` name (`pet.created`, `pet.updated`, `pet.deleted`,
-	// `inventory.updated`, `order.created`, `order.completed`, `order.cancelled`) and a
-	// `data` line holding the affected resource as this API shows it (a `Pet`, an
-	// `InventoryItem` or an `Order`; `{"id": n}` for `pet.deleted`). Without
+	// `inventory.updated`, `order.created`, `order.completed`, `order.cancelled`,
+	// `catalog.imported`) and a `data` line holding the affected resource as this API shows
+	// it (a `Pet`, an `InventoryItem` or an `Order`; `{"id": n}` for `pet.deleted`;
+	// `{"importId": n, "rows": n, "categoriesCreated": n}` for `catalog.imported`, one event
+	// for a whole catalog import). Without
 	// `Last-Event-ID` the stream starts from now; with it, it resumes after that event.
 	// A comment line (`: heartbeat`) is sent when idle for 15 seconds.
 	//
@@ -2254,8 +2265,10 @@ type ClientInterface interface {
 	// lists the first 100 as `{field: "row 12: price", message}`; unknown, repeated or
 	// missing columns are `row 1: …`, an empty file, a header without rows or too many rows
 	// `file`. A valid file is stored and queued: `202` with the import (`queued`) and its
-	// address in `Location`. Its job then writes every pet, its stock, its `pet.created`
-	// event and one audit entry (`catalog.import`) in one transaction, all or nothing.
+	// address in `Location`. Its job then writes every pet and its stock, one audit entry
+	// (`catalog.import`) and ONE event, `catalog.imported` (`{importId, rows,
+	// categoriesCreated}`; no `pet.created` per pet: `GET /pets?importId=` lists them),
+	// all or nothing.
 	// One import at a time per store: while one is queued or running, another is `409
 	// import_running`, before its body is read. Request bodies must not be compressed.
 	//
@@ -2752,9 +2765,11 @@ func (c *Client) GetAPIDocs(ctx context.Context, reqEditors ...RequestEditorFn) 
 //
 // A `text/event-stream` of changes to pets, inventory and orders. Each event has an
 // `id`, an `event` name (`pet.created`, `pet.updated`, `pet.deleted`,
-// `inventory.updated`, `order.created`, `order.completed`, `order.cancelled`) and a
-// `data` line holding the affected resource as this API shows it (a `Pet`, an
-// `InventoryItem` or an `Order`; `{"id": n}` for `pet.deleted`). Without
+// `inventory.updated`, `order.created`, `order.completed`, `order.cancelled`,
+// `catalog.imported`) and a `data` line holding the affected resource as this API shows
+// it (a `Pet`, an `InventoryItem` or an `Order`; `{"id": n}` for `pet.deleted`;
+// `{"importId": n, "rows": n, "categoriesCreated": n}` for `catalog.imported`, one event
+// for a whole catalog import). Without
 // `Last-Event-ID` the stream starts from now; with it, it resumes after that event.
 // A comment line (`: heartbeat`) is sent when idle for 15 seconds.
 //
@@ -3061,8 +3076,10 @@ func (c *Client) CreatePet(ctx context.Context, params *CreatePetParams, body Cr
 // lists the first 100 as `{field: "row 12: price", message}`; unknown, repeated or
 // missing columns are `row 1: …`, an empty file, a header without rows or too many rows
 // `file`. A valid file is stored and queued: `202` with the import (`queued`) and its
-// address in `Location`. Its job then writes every pet, its stock, its `pet.created`
-// event and one audit entry (`catalog.import`) in one transaction, all or nothing.
+// address in `Location`. Its job then writes every pet and its stock, one audit entry
+// (`catalog.import`) and ONE event, `catalog.imported` (`{importId, rows,
+// categoriesCreated}`; no `pet.created` per pet: `GET /pets?importId=` lists them),
+// all or nothing.
 // One import at a time per store: while one is queued or running, another is `409
 // import_running`, before its body is read. Request bodies must not be compressed.
 //
@@ -4619,6 +4636,18 @@ func NewListPetsRequest(server string, params *ListPetsParams) (*http.Request, e
 
 		}
 
+		if params.ImportId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "importId", *params.ImportId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Q != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -6086,9 +6115,11 @@ type ClientWithResponsesInterface interface {
 	//
 	// A `text/event-stream` of changes to pets, inventory and orders. Each event has an
 	// `id`, an `event` name (`pet.created`, `pet.updated`, `pet.deleted`,
-	// `inventory.updated`, `order.created`, `order.completed`, `order.cancelled`) and a
-	// `data` line holding the affected resource as this API shows it (a `Pet`, an
-	// `InventoryItem` or an `Order`; `{"id": n}` for `pet.deleted`). Without
+	// `inventory.updated`, `order.created`, `order.completed`, `order.cancelled`,
+	// `catalog.imported`) and a `data` line holding the affected resource as this API shows
+	// it (a `Pet`, an `InventoryItem` or an `Order`; `{"id": n}` for `pet.deleted`;
+	// `{"importId": n, "rows": n, "categoriesCreated": n}` for `catalog.imported`, one event
+	// for a whole catalog import). Without
 	// `Last-Event-ID` the stream starts from now; with it, it resumes after that event.
 	// A comment line (`: heartbeat`) is sent when idle for 15 seconds.
 	//
@@ -6263,8 +6294,10 @@ type ClientWithResponsesInterface interface {
 	// lists the first 100 as `{field: "row 12: price", message}`; unknown, repeated or
 	// missing columns are `row 1: …`, an empty file, a header without rows or too many rows
 	// `file`. A valid file is stored and queued: `202` with the import (`queued`) and its
-	// address in `Location`. Its job then writes every pet, its stock, its `pet.created`
-	// event and one audit entry (`catalog.import`) in one transaction, all or nothing.
+	// address in `Location`. Its job then writes every pet and its stock, one audit entry
+	// (`catalog.import`) and ONE event, `catalog.imported` (`{importId, rows,
+	// categoriesCreated}`; no `pet.created` per pet: `GET /pets?importId=` lists them),
+	// all or nothing.
 	// One import at a time per store: while one is queued or running, another is `409
 	// import_running`, before its body is read. Request bodies must not be compressed.
 	//
@@ -19014,9 +19047,11 @@ func (c *ClientWithResponses) GetAPIDocsWithResponse(ctx context.Context, reqEdi
 //
 // A `text/event-stream` of changes to pets, inventory and orders. Each event has an
 // `id`, an `event` name (`pet.created`, `pet.updated`, `pet.deleted`,
-// `inventory.updated`, `order.created`, `order.completed`, `order.cancelled`) and a
-// `data` line holding the affected resource as this API shows it (a `Pet`, an
-// `InventoryItem` or an `Order`; `{"id": n}` for `pet.deleted`). Without
+// `inventory.updated`, `order.created`, `order.completed`, `order.cancelled`,
+// `catalog.imported`) and a `data` line holding the affected resource as this API shows
+// it (a `Pet`, an `InventoryItem` or an `Order`; `{"id": n}` for `pet.deleted`;
+// `{"importId": n, "rows": n, "categoriesCreated": n}` for `catalog.imported`, one event
+// for a whole catalog import). Without
 // `Last-Event-ID` the stream starts from now; with it, it resumes after that event.
 // A comment line (`: heartbeat`) is sent when idle for 15 seconds.
 //
@@ -19281,8 +19316,10 @@ func (c *ClientWithResponses) CreatePetWithResponse(ctx context.Context, params 
 // lists the first 100 as `{field: "row 12: price", message}`; unknown, repeated or
 // missing columns are `row 1: …`, an empty file, a header without rows or too many rows
 // `file`. A valid file is stored and queued: `202` with the import (`queued`) and its
-// address in `Location`. Its job then writes every pet, its stock, its `pet.created`
-// event and one audit entry (`catalog.import`) in one transaction, all or nothing.
+// address in `Location`. Its job then writes every pet and its stock, one audit entry
+// (`catalog.import`) and ONE event, `catalog.imported` (`{importId, rows,
+// categoriesCreated}`; no `pet.created` per pet: `GET /pets?importId=` lists them),
+// all or nothing.
 // One import at a time per store: while one is queued or running, another is `409
 // import_running`, before its body is read. Request bodies must not be compressed.
 //
