@@ -209,6 +209,7 @@ func idSet(dialect, col string, ids []int64) (string, string) {
 // NewEmail is an email the relay (or a test) writes, rendered.
 type NewEmail struct {
 	Kind, DedupeKey         string
+	FromName, ReplyTo       string
 	ToName, ToAddr, Subject string
 	Text, HTML              string
 	// MessageID is made from the row's id when empty: see InsertEmails.
@@ -238,9 +239,9 @@ func (tx *Tx) insertEmails(ctx context.Context, emails []NewEmail) ([]QueuedEmai
 			status = EmailKept
 		}
 		var id int64
-		err := tx.get(ctx, &id, `INSERT INTO emails (kind, dedupe_key, to_name, to_addr, subject, text_body, html_body, message_id, status, created_at, sent_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, '', $8, $9, $10) ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`,
-			e.Kind, e.DedupeKey, e.ToName, e.ToAddr, e.Subject, e.Text, e.HTML, status, tx.now, keptAt(e.Keep, tx.now))
+		err := tx.get(ctx, &id, `INSERT INTO emails (kind, dedupe_key, from_name, reply_to, to_name, to_addr, subject, text_body, html_body, message_id, status, created_at, sent_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', $10, $11, $12) ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`,
+			e.Kind, e.DedupeKey, e.FromName, e.ReplyTo, e.ToName, e.ToAddr, e.Subject, e.Text, e.HTML, status, tx.now, keptAt(e.Keep, tx.now))
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}

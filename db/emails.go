@@ -58,16 +58,20 @@ const (
 
 // Email is one message to one address, rendered when it was made.
 type Email struct {
-	ID            int64      `db:"id"`
-	Kind          string     `db:"kind"`
-	ToName        string     `db:"to_name"`
-	ToAddr        string     `db:"to_addr"`
-	Subject       string     `db:"subject"`
-	Text          string     `db:"text_body"`
-	HTML          string     `db:"html_body"`
-	MessageID     string     `db:"message_id"`
-	Status        string     `db:"status"`
-	Generation    int64      `db:"generation"`
+	ID         int64  `db:"id"`
+	Kind       string `db:"kind"`
+	FromName   string `db:"from_name"`
+	ReplyTo    string `db:"reply_to"`
+	ToName     string `db:"to_name"`
+	ToAddr     string `db:"to_addr"`
+	Subject    string `db:"subject"`
+	Text       string `db:"text_body"`
+	HTML       string `db:"html_body"`
+	MessageID  string `db:"message_id"`
+	Status     string `db:"status"`
+	Generation int64  `db:"generation"`
+	// Tries counts the temporary failures of this generation.
+	Tries         int        `db:"tries"`
 	NextAttemptAt *time.Time `db:"next_attempt_at"`
 	BodiesDropped bool       `db:"bodies_dropped"`
 	CreatedAt     time.Time  `db:"created_at"`
@@ -86,7 +90,7 @@ type EmailAttempt struct {
 	Answer     string    `db:"answer"`
 }
 
-const emailCols = `id, kind, to_name, to_addr, subject, text_body, html_body, message_id, status, generation, next_attempt_at, bodies_dropped, created_at, sent_at`
+const emailCols = `id, kind, from_name, reply_to, to_name, to_addr, subject, text_body, html_body, message_id, status, generation, tries, next_attempt_at, bodies_dropped, created_at, sent_at`
 
 // EmailFilter selects emails, newest first.
 type EmailFilter struct {
@@ -201,8 +205,12 @@ func (s *Store) RecordEmailAttempt(ctx context.Context, id, generation int64, o 
 		if o.Status == EmailSent {
 			sentAt = &a.At
 		}
-		res, err := tx.exec(ctx, `UPDATE emails SET status = $1, next_attempt_at = $2, sent_at = COALESCE($3, sent_at)
-			WHERE id = $4 AND generation = $5 AND status = 'queued'`, o.Status, o.NextAttemptAt, sentAt, id, generation)
+		tried := 0
+		if a.Outcome == AttemptTemporary {
+			tried = 1
+		}
+		res, err := tx.exec(ctx, `UPDATE emails SET status = $1, next_attempt_at = $2, sent_at = COALESCE($3, sent_at), tries = tries + $4
+			WHERE id = $5 AND generation = $6 AND status = 'queued'`, o.Status, o.NextAttemptAt, sentAt, tried, id, generation)
 		if err != nil {
 			return false, fmt.Errorf("record email attempt: %w", err)
 		}
@@ -241,7 +249,7 @@ func (s *Store) ResendEmail(ctx context.Context, id int64, keep bool, domain str
 		if keep {
 			status, sentAt = EmailKept, &tx.now
 		}
-		if _, err := tx.exec(ctx, `UPDATE emails SET status = $1, generation = $2, message_id = $3, next_attempt_at = NULL, sent_at = $4 WHERE id = $5`,
+		if _, err := tx.exec(ctx, `UPDATE emails SET status = $1, generation = $2, message_id = $3, next_attempt_at = NULL, sent_at = $4, tries = 0 WHERE id = $5`,
 			status, gen, MessageID(id, gen, domain), sentAt, id); err != nil {
 			return fmt.Errorf("resend email: %w", err)
 		}
