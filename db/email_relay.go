@@ -184,9 +184,9 @@ func (b *RelayBatch) EmailCauses(ctx context.Context) (*EmailCauses, error) {
 func (tx *Tx) emailLines(ctx context.Context, col string, ids []int64) ([]EmailLine, error) {
 	cond, arg := idSet(tx.dialect(), col, ids)
 	var lines []EmailLine
-	err := tx.sel(ctx, &lines, `SELECT o.id, o.checkout_id, COALESCE(p.name, '') AS pet_name, o.quantity, o.unit_price, o.total,
-		COALESCE(o.currency, '') AS currency, o.ship_date, COALESCE(o.buyer_name, '') AS buyer_name, COALESCE(o.buyer_email, '') AS buyer_email
-		FROM orders o LEFT JOIN pets p ON p.id = o.pet_id WHERE `+cond+` AND o.buyer_email IS NOT NULL ORDER BY o.id`, arg)
+	err := tx.sel(ctx, &lines, `SELECT o.id, o.checkout_id, COALESCE(p.name, '') AS pet_name, o.quantity, o.unit_price, o.unit_price * o.quantity AS total,
+		COALESCE(o.currency, '') AS currency, o.ship_date, ck.name AS buyer_name, ck.email AS buyer_email
+		FROM orders o JOIN checkouts ck ON ck.id = o.checkout_id LEFT JOIN pets p ON p.id = o.pet_id WHERE `+cond+` ORDER BY o.id`, arg)
 	if err != nil {
 		return nil, fmt.Errorf("email lines: %w", err)
 	}
