@@ -52,7 +52,7 @@ func NewApp(h *Handler) (*fiber.App, error) {
 		Store: h.Store, Sessions: h.Sessions, Limiter: h.Limiter, Shared: h.Shared, FormLimit: formLimit,
 		Proxies: h.Proxies, Events: h.Events, Logger: h.Logger, Now: h.Now, PhotoLimits: h.Config.PhotoLimits, Photos: photos,
 		TwoFactorRequired: h.Config.StaffTwoFactorRequired, PasswordCost: h.Config.PasswordCost,
-		Imports: imp, Deliveries: hooks, Emails: mails,
+		Imports: imp, Deliveries: hooks, Mail: mails,
 	})
 
 	var routes *web.Routes

@@ -48,7 +48,7 @@ type Handler struct {
 	// Deliveries queues the test events and retries staff ask for (SPEC §15).
 	Deliveries *webhooks.Deliveries
 	// Emails resends emails (SPEC §19).
-	Emails *email.Emails
+	Mail *email.Emails
 	// PasswordCost is the bcrypt cost of the passwords the console sets;
 	// 0 is bcrypt's default (the tests' apps use the lowest).
 	PasswordCost int
