@@ -37,7 +37,7 @@ const (
 // instance's email is sent again within about JobTimeout +
 // queue.RescueGrace + queue.RescueEvery of the attempt it cut off.
 const (
-	JobTimeout     = SendTimeout + 5*time.Second
+	JobTimeout     = SendTimeout + 3*time.Second
 	DefaultWorkers = 20
 )
 
@@ -116,7 +116,7 @@ func New(q *queue.Queue, cfg Config) (*Emails, error) {
 		e.sender = &Sender{Transport: cfg.Transport, From: a.Address, Timeout: cfg.Timeout}
 	}
 	err = queue.Register(q, queue.Kind{
-		Queue: JobQueue, Workers: cmp.Or(cfg.Workers, DefaultWorkers), Timeout: cmp.Or(cfg.Timeout, SendTimeout) + 5*time.Second, FromEvents: e.fromEvents,
+		Queue: JobQueue, Workers: cmp.Or(cfg.Workers, DefaultWorkers), Timeout: cmp.Or(cfg.Timeout, SendTimeout) + 3*time.Second, FromEvents: e.fromEvents,
 	}, e.work)
 	if err != nil {
 		return nil, fmt.Errorf("email: %w", err)

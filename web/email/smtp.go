@@ -19,7 +19,7 @@ import (
 
 // SendTimeout bounds one attempt: dial, TLS, the SMTP dialogue and the
 // message.
-const SendTimeout = 20 * time.Second
+const SendTimeout = 10 * time.Second
 
 // Transport is where emails go: PETSTORE_SMTP_URL parsed (ParseURL).
 type Transport struct {
