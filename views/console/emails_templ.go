@@ -774,14 +774,14 @@ func EmailPage(ch Chrome, v EmailView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 67, "\" sandbox=\"\" referrerpolicy=\"no-referrer\" data-testid=\"email-html\"></iframe><h3>Plain text</h3><pre class=\"wrap\" data-testid=\"email-text\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 67, "\" sandbox=\"\" referrerpolicy=\"no-referrer\" data-testid=\"email-html\"></iframe><h3>Plain text</h3><pre class=\"email-text\" tabindex=\"0\" role=\"region\" aria-label=\"Plain-text part\" data-testid=\"email-text\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var41 string
 				templ_7745c5c3_Var41, templ_7745c5c3_Err = templ.JoinStringErrs(v.Email.Text)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `console/emails.templ`, Line: 198, Col: 61}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `console/emails.templ`, Line: 198, Col: 123}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var41))
 				if templ_7745c5c3_Err != nil {
