@@ -117,7 +117,7 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 	em := email.NewMetrics(store)
 	metrics.Register(em.Collectors()...)
 	h.Emails, err = email.New(q, email.Config{
-		Store: store, Transport: cfg.SMTP, From: cfg.MailFrom, BaseURL: cfg.PublicURL, Now: now, Logger: logger, Metrics: em,
+		Store: store, Transport: cfg.SMTP, From: cfg.MailFrom, BaseURL: cfg.PublicURL, Now: now, Logger: logger, Metrics: em, Load: h.Load,
 	})
 	if err != nil {
 		s.Close()

@@ -22,6 +22,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"petstore/db"
+	"petstore/web"
 	"petstore/web/queue"
 )
 
@@ -70,6 +71,9 @@ type Config struct {
 	Workers  int
 	// Timeout overrides SendTimeout.
 	Timeout time.Duration
+	// Load, when set, is the instance's requests in flight: sends give
+	// way to them while the instance is busy (gate.go).
+	Load *web.Load
 }
 
 // Emails is the kind of job that sends emails.
@@ -82,6 +86,7 @@ type Emails struct {
 	logger   *slog.Logger
 	metrics  *Metrics
 	schedule []time.Duration
+	gate     *gate
 }
 
 // sendArgs are a send job's args.
@@ -103,7 +108,7 @@ func New(q *queue.Queue, cfg Config) (*Emails, error) {
 	domain := a.Address[strings.LastIndexByte(a.Address, '@')+1:]
 	e := &Emails{
 		store: cfg.Store, queue: q, now: cfg.Now, logger: cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler)),
-		metrics: cfg.Metrics, schedule: cfg.Schedule,
+		metrics: cfg.Metrics, schedule: cfg.Schedule, gate: newGate(cfg.Load),
 		renderer: &Renderer{BaseURL: cmp.Or(cfg.BaseURL, "http://localhost:8080"), Domain: domain, Keep: cfg.Transport == nil},
 	}
 	if e.schedule == nil {
@@ -168,6 +173,9 @@ func (e *Emails) work(ctx context.Context, job *river.Job[sendArgs]) error {
 	}
 	if e.sender == nil { // queued by an instance with SMTP; this one has none
 		return river.JobSnooze(time.Minute)
+	}
+	if !e.gate.admit(ctx, e.now().Sub(m.CreatedAt)) {
+		return river.JobSnooze(busySnooze)
 	}
 	start := e.now()
 	r := e.sender.Send(ctx, m)
