@@ -45,9 +45,10 @@ func TestKeptWithoutSMTP(t *testing.T) {
 		if _, err := s.UpdateOrder(ctx, co.Orders[0].ID, db.OrderUpdate{Complete: ptr(true)}); err != nil {
 			t.Fatal(err)
 		}
-		es := waitEmails(t, s, 4, 10*time.Second)
+		waitEmails(t, s, 4, 10*time.Second)
 		time.Sleep(200 * time.Millisecond)
-		if es, _, _ = s.FindEmails(ctx, db.EmailFilter{}); len(es) != 4 {
+		es, _, _ := s.FindEmails(ctx, db.EmailFilter{})
+		if len(es) != 4 {
 			t.Fatalf("%d emails, want 4", len(es))
 		}
 		got := map[string]*db.Email{}
