@@ -43,6 +43,7 @@ func (s *Store) PurgeSteps() []PurgeStep {
 		{"bans", s.PurgeBans},
 		{"console sessions", s.PurgeStaffSessions},
 		{"webhook deliveries", s.PurgeWebhookDeliveries},
+		{"email bodies", s.PurgeEmailBodies},
 		{"audit entries", s.PurgeAudit},
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"petstore/static"
 	"petstore/web"
 	"petstore/web/browser"
+	"petstore/web/email"
 	"petstore/web/imports"
 	"petstore/web/photo"
 	"petstore/web/queue"
@@ -28,7 +29,7 @@ func NewApp(h *Handler) (*fiber.App, error) {
 	if photos == nil {
 		photos = photo.NewWorker()
 	}
-	imp, hooks, err := h.jobs()
+	imp, hooks, mails, err := h.jobs()
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +52,7 @@ func NewApp(h *Handler) (*fiber.App, error) {
 		Store: h.Store, Sessions: h.Sessions, Limiter: h.Limiter, Shared: h.Shared, FormLimit: formLimit,
 		Proxies: h.Proxies, Events: h.Events, Logger: h.Logger, Now: h.Now, PhotoLimits: h.Config.PhotoLimits, Photos: photos,
 		TwoFactorRequired: h.Config.StaffTwoFactorRequired, PasswordCost: h.Config.PasswordCost,
-		Imports: imp, Deliveries: hooks,
+		Imports: imp, Deliveries: hooks, Mail: mails,
 	})
 
 	app, routes := web.NewApp(web.AppOptions{Logger: h.Logger, Metrics: h.Metrics, Proxies: h.Proxies, Load: h.Load})
@@ -63,20 +64,24 @@ func NewApp(h *Handler) (*fiber.App, error) {
 
 // jobs returns h's kinds of job, made over a queue of their own (never
 // started) when h has none.
-func (h *Handler) jobs() (*imports.Imports, *webhooks.Deliveries, error) {
-	if h.Imports != nil && h.Deliveries != nil {
-		return h.Imports, h.Deliveries, nil
+func (h *Handler) jobs() (*imports.Imports, *webhooks.Deliveries, *email.Emails, error) {
+	if h.Imports != nil && h.Deliveries != nil && h.Emails != nil {
+		return h.Imports, h.Deliveries, h.Emails, nil
 	}
 	q := queue.New(h.Store, queue.Config{Logger: h.Logger})
 	imp, err := imports.New(h.Store, q, h.Logger)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	hooks, err := webhooks.New(q, webhooks.Config{Store: h.Store, Now: h.Now, Logger: h.Logger})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return cmp.Or(h.Imports, imp), cmp.Or(h.Deliveries, hooks), nil
+	mails, err := email.New(q, email.Config{Store: h.Store, Now: h.Now, Logger: h.Logger})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return cmp.Or(h.Imports, imp), cmp.Or(h.Deliveries, hooks), cmp.Or(h.Emails, mails), nil
 }
 
 // favicon answers the browsers that ask for /favicon.ico without reading

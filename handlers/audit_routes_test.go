@@ -97,6 +97,26 @@ func (e *auditEnv) webhook() (string, string) {
 }
 
 // api sends a staff key's request.
+// email places a checkout and keeps its confirmation (the app has no
+// SMTP server), returning the email's id.
+func (e *auditEnv) email() string {
+	e.t.Helper()
+	pet := e.pet()
+	one := int64(1)
+	if _, err := e.a.Store.PlaceCheckout(e.ctx, e.name("shopper"), 10, db.NewCheckout{Name: "Ann", Email: "ann@example.com"},
+		[]db.NewOrder{{PetID: &pet.ID, Quantity: &one}}); err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := e.a.Queue.Relay(e.ctx); err != nil {
+		e.t.Fatal(err)
+	}
+	es, _, err := e.a.Store.FindEmails(e.ctx, db.EmailFilter{Page: db.Page{Limit: 1}})
+	if err != nil || len(es) == 0 {
+		e.t.Fatalf("no email kept (%v)", err)
+	}
+	return id(es[0].ID)
+}
+
 func (e *auditEnv) api(method, path string, body any) int {
 	return e.a.Do(handlerstest.Req{Method: method, Path: path, Key: e.a.Staff, Body: body}).Status
 }
@@ -298,6 +318,15 @@ var auditCases = map[string]auditCase{
 	"POST /staff/webhooks/:webhookId/deliveries/:deliveryId/retry": {db.AuditWebhookRetry, func(e *auditEnv) int {
 		w, d := e.webhook()
 		return e.form("/staff/webhooks/" + w + "/deliveries/" + d + "/retry")
+	}},
+	"POST /staff/emails/:emailId/resend": {db.AuditEmailResend, func(e *auditEnv) int {
+		return e.form("/staff/emails/" + e.email() + "/resend")
+	}},
+	"POST /staff/settings": {db.AuditSettingsUpdate, func(e *auditEnv) int {
+		return e.form("/staff/settings", "name", e.name("Shop"), "pickupAddress", "1 Kennel Road", "replyTo", "hi@shop.example")
+	}},
+	"POST /staff/account/email": {db.AuditStaffEmail, func(e *auditEnv) int {
+		return e.form("/staff/account/email", "email", "me@shop.example", "notifyOrders", "on")
 	}},
 }
 

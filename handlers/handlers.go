@@ -11,6 +11,7 @@ import (
 	"petstore/db"
 	"petstore/web"
 	"petstore/web/browser"
+	"petstore/web/email"
 	"petstore/web/events"
 	"petstore/web/imports"
 	"petstore/web/photo"
@@ -79,4 +80,7 @@ type Handler struct {
 	// any instance.
 	Imports    *imports.Imports
 	Deliveries *webhooks.Deliveries
+	// Emails resends emails from the console (SPEC §19); nil: NewApp
+	// makes it as it makes Imports, keeping emails in the database.
+	Emails *email.Emails
 }

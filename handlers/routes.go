@@ -194,6 +194,15 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 		con.Route(get, "/usage", con.Usage),
 		con.Route(get, "/audit", con.Audit, admin),
 
+		// Email (SPEC §19): what the shop sent, or keeps without SMTP, and
+		// the settings every email carries.
+		con.Route(get, "/emails", con.EmailList, admin),
+		con.Route(get, "/emails/:emailId", con.Email, admin),
+		con.Route(get, "/emails/:emailId/html", con.EmailHTML, admin),
+		con.Route(post, "/emails/:emailId/resend", con.ResendEmail, admin),
+		con.Route(get, "/settings", con.Settings, admin),
+		con.Route(post, "/settings", con.UpdateSettings, admin),
+
 		// Webhooks (SPEC §15): a secret is shown in the answer that made it.
 		con.Route(get, "/webhooks", con.Webhooks, admin),
 		con.Route(post, "/webhooks", con.CreateWebhook, admin),
@@ -218,6 +227,7 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 		// Everyone's own account: the password (the forced change too) and 2FA.
 		con.Route(get, "/account", con.Account, passwordStep),
 		con.Route(post, "/account/password", con.ChangePassword, passwordStep),
+		con.Route(post, "/account/email", con.SetEmailPrefs),
 		con.Route(get, "/account/2fa", con.TwoFactorSetup, twoFactorStep),
 		con.Route(post, "/account/2fa", con.TurnOnTwoFactor, twoFactorStep),
 		con.Route(post, "/account/2fa/off", con.TurnOffTwoFactor),

@@ -81,7 +81,7 @@ func TestSweepPages(t *testing.T) {
 			"id": handlerstest.Itoa(pet.ID), "petId": handlerstest.Itoa(pet.ID), "categoryId": handlerstest.Itoa(pet.CategoryID),
 			"keyId": handlerstest.Itoa(a.CustID), "orderId": handlerstest.Itoa(order.ID), "photoId": handlerstest.Itoa(photo.ID), "checkoutId": handlerstest.Itoa(checkout.ID),
 			"webhookId": handlerstest.Itoa(hook), "deliveryId": handlerstest.Itoa(delivery),
-			"importId": handlerstest.Itoa(imported.ID),
+			"importId": handlerstest.Itoa(imported.ID), "emailId": handlerstest.Itoa(sweepEmail(t, a)),
 		}
 		signedIn := a.SignedIn(t) // before listening: it uses app.Test
 		var cookies []*http.Cookie
@@ -200,7 +200,7 @@ func TestSweepForms(t *testing.T) {
 				"keyId": handlerstest.Itoa(key.ID), "orderId": handlerstest.Itoa(order.ID),
 				"checkoutId": handlerstest.Itoa(checkout.ID), "photoId": handlerstest.Itoa(photo.ID),
 				"webhookId": handlerstest.Itoa(hook), "deliveryId": handlerstest.Itoa(delivery),
-				"staffId": handlerstest.Itoa(member.ID),
+				"staffId": handlerstest.Itoa(member.ID), "emailId": handlerstest.Itoa(sweepEmail(t, a)),
 			}
 			fields := map[string]string{
 				"name": "Sweep " + handlerstest.Itoa(int64(i)), "description": "Fine.", "role": db.RoleCustomer, "plan": db.PlanFree,
@@ -301,6 +301,21 @@ func sweepWebhook(t *testing.T, a *handlerstest.App) (webhookID, deliveryID int6
 		t.Fatal(err)
 	}
 	return w.ID, d.ID
+}
+
+// sweepEmail relays the committed checkouts' events, which keeps their
+// emails (no SMTP server), and returns the newest email's id.
+func sweepEmail(t *testing.T, a *handlerstest.App) int64 {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := a.Queue.Relay(ctx); err != nil {
+		t.Fatal(err)
+	}
+	es, _, err := a.Store.FindEmails(ctx, db.EmailFilter{Page: db.Page{Limit: 1}})
+	if err != nil || len(es) == 0 {
+		t.Fatalf("no email to sweep (%v)", err)
+	}
+	return es[0].ID
 }
 
 // sweepFill puts ids into a route's parameters: bad in every one, or the

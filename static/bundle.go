@@ -36,7 +36,7 @@ var bundleParts = map[string][]string{
 		"css/console/base.css", "css/console/frame.css", "css/console/live.css",
 		"css/console/messages.css", "css/console/dashboard.css", "css/console/tables.css",
 		"css/console/forms.css", "css/console/photos.css", "css/console/usage.css",
-		"css/console/signin.css",
+		"css/console/signin.css", "css/console/emails.css",
 	},
 }
 

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/mail"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,6 +20,7 @@ import (
 	"petstore/db"
 	"petstore/db/secrets"
 	"petstore/handlers"
+	"petstore/web/email"
 	"petstore/web/ratelimit"
 )
 
@@ -82,6 +85,15 @@ type Config struct {
 	// code, enrolling at their next sign-in (PETSTORE_STAFF_2FA=required;
 	// "optional", the default, leaves it to each user).
 	StaffTwoFactorRequired bool
+	// SMTP is where emails go (PETSTORE_SMTP_URL); nil keeps them in the
+	// database for the console's Emails page (SPEC §19).
+	SMTP *email.Transport
+	// MailFrom is the emails' sender address (PETSTORE_MAIL_FROM).
+	MailFrom string
+	// PublicURL is the shop's address as buyers reach it, for the links
+	// in emails (PETSTORE_PUBLIC_URL; default http://localhost and the
+	// port of PETSTORE_ADDR).
+	PublicURL string
 }
 
 // configError names the variable at fault, so a bad start is one clear line.
@@ -201,6 +213,29 @@ func LoadConfig(getenv func(string) string) (*Config, error) {
 			return nil, bad("PETSTORE_WEBHOOK_ALLOW_PRIVATE", errors.New("must be true or false"))
 		}
 		c.WebhookAllowPrivate = allow
+	}
+	if v := getenv("PETSTORE_SMTP_URL"); v != "" {
+		t, err := email.ParseURL(v)
+		if err != nil {
+			return nil, bad("PETSTORE_SMTP_URL", err)
+		}
+		c.SMTP = t
+	}
+	c.MailFrom = email.DefaultFrom
+	if v := getenv("PETSTORE_MAIL_FROM"); v != "" {
+		if a, err := mail.ParseAddress(v); err != nil || a.Name != "" || a.Address != v {
+			return nil, bad("PETSTORE_MAIL_FROM", errors.New("must be a plain address, e.g. shop@example.com"))
+		}
+		c.MailFrom = v
+	}
+	_, port, _ := net.SplitHostPort(c.Addr)
+	c.PublicURL = "http://localhost:" + port
+	if v := getenv("PETSTORE_PUBLIC_URL"); v != "" {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+			return nil, bad("PETSTORE_PUBLIC_URL", errors.New("must be an absolute http or https URL, e.g. https://shop.example.com"))
+		}
+		c.PublicURL = strings.TrimRight(v, "/")
 	}
 	switch v := getenv("PETSTORE_STAFF_2FA"); v {
 	case "", "optional":

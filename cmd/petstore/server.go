@@ -15,6 +15,7 @@ import (
 	"petstore/handlers"
 	"petstore/web"
 	"petstore/web/browser"
+	"petstore/web/email"
 	"petstore/web/events"
 	"petstore/web/imports"
 	"petstore/web/queue"
@@ -112,6 +113,15 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 	metrics.Register(wm.Collectors()...)
 	h.Deliveries, err = webhooks.New(q, webhooks.Config{
 		Store: store, Now: now, Logger: logger, AllowPrivate: cfg.WebhookAllowPrivate, Metrics: wm, Load: h.Load,
+	})
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	em := email.NewMetrics(store)
+	metrics.Register(em.Collectors()...)
+	h.Emails, err = email.New(q, email.Config{
+		Store: store, Transport: cfg.SMTP, From: cfg.MailFrom, BaseURL: cfg.PublicURL, Now: now, Logger: logger, Metrics: em, Load: h.Load,
 	})
 	if err != nil {
 		s.Close()

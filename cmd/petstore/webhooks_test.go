@@ -294,12 +294,14 @@ type serveProcess struct {
 }
 
 // startServeProcess runs bin serve on dbURL at addr, with private webhook
-// addresses allowed, and waits until it is ready.
-func startServeProcess(t *testing.T, bin, dbURL, addr string) *serveProcess {
+// addresses allowed and the variables env (KEY=value) added, and waits
+// until it is ready.
+func startServeProcess(t *testing.T, bin, dbURL, addr string, env ...string) *serveProcess {
 	t.Helper()
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "PETSTORE_ADDR="+addr, "SESSION_KEYS="+testSessionKey,
 		"PETSTORE_SECRET_KEYS="+dbtest.SecretKey(), "REDIS_URL=", "LOG_LEVEL=warn", "PETSTORE_WEBHOOK_ALLOW_PRIVATE=true")
+	cmd.Env = append(cmd.Env, env...)
 	p := &serveProcess{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = io.Discard, p.stderr
 	if err := cmd.Start(); err != nil {

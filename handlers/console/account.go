@@ -28,10 +28,25 @@ func (h *Handler) Account(c *fiber.Ctx) error {
 }
 
 func (h *Handler) renderAccount(c *fiber.Ctx, status int, pf view.PasswordForm, offError string) error {
+	return h.renderAccountWith(c, status, pf, offError, nil, nil)
+}
+
+// renderAccountWith is renderAccount with the email form as typed and its
+// errors (nil: the user's stored preferences).
+func (h *Handler) renderAccountWith(c *fiber.Ctx, status int, pf view.PasswordForm, offError string, prefs *db.StaffEmailPrefs, prefErrors view.FieldErrors) error {
 	u := currentStaff(c)
 	v := view.AccountView{
 		CSRF: browser.CSRFToken(c), User: u, Forced: u.MustChangePassword, Password: pf,
-		TwoFactorRequired: h.TwoFactorRequired, OffError: offError,
+		TwoFactorRequired: h.TwoFactorRequired, OffError: offError, EmailErrors: prefErrors,
+	}
+	if prefs != nil {
+		v.Email = *prefs
+	} else {
+		p, err := h.Store.FindStaffEmailPrefs(c.UserContext(), u.ID)
+		if err != nil {
+			return err
+		}
+		v.Email = p
 	}
 	if u.TwoFactor() {
 		n, err := h.Store.RecoveryCodesLeft(c.UserContext(), u.ID)

@@ -14,6 +14,7 @@ import (
 	"petstore/db"
 	"petstore/web"
 	"petstore/web/browser"
+	"petstore/web/email"
 	"petstore/web/events"
 	"petstore/web/imports"
 	"petstore/web/photo"
@@ -46,6 +47,8 @@ type Handler struct {
 	Imports *imports.Imports
 	// Deliveries queues the test events and retries staff ask for (SPEC §15).
 	Deliveries *webhooks.Deliveries
+	// Emails resends emails (SPEC §19).
+	Mail *email.Emails
 	// PasswordCost is the bcrypt cost of the passwords the console sets;
 	// 0 is bcrypt's default (the tests' apps use the lowest).
 	PasswordCost int

@@ -22,6 +22,7 @@ import (
 	"petstore/handlers"
 	"petstore/web"
 	"petstore/web/browser"
+	"petstore/web/email"
 	"petstore/web/events"
 	"petstore/web/imports"
 	"petstore/web/openapi"
@@ -164,6 +165,10 @@ func NewOn(t *testing.T, open dbtest.Open, opts ...Option) *App {
 	}
 	h.Imports = imp
 	if h.Deliveries, err = webhooks.New(q, webhooks.Config{Store: store, Now: clk.Now, Logger: logger}); err != nil {
+		t.Fatal(err)
+	}
+	// Emails are kept (no SMTP server): a.Queue.Relay writes them.
+	if h.Emails, err = email.New(q, email.Config{Store: store, Now: clk.Now, Logger: logger, BaseURL: "http://shop.test"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, o := range opts {

@@ -1,0 +1,229 @@
+// Package email writes the shop's emails (SPEC §19): a buyer's
+// confirmation, a cancelled line, an order ready, and a word of each new
+// checkout to the staff who asked for it. The outbox relay makes them
+// from committed order events (Kind.FromEvents: the rows and their jobs
+// in the relay batch's transaction), rendered then with the shop's
+// settings; a job of the queue (web/queue) sends each over SMTP with
+// go-mail, retried on temporary failures for over 24 hours. Without an
+// SMTP server the emails are kept in the database (status kept), for the
+// console's Emails page to show.
+package email
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"petstore/db"
+	"petstore/web"
+	"petstore/web/queue"
+)
+
+// The River job of an email: one attempt, args {"emailId", "generation"}.
+const (
+	JobKind  = "email_send"
+	JobQueue = "email"
+)
+
+// Timing of the sends. A job takes at most JobTimeout (its attempt plus
+// the writing of its outcome); one still running queue.RescueGrace after
+// that was cut off by a crash and runs again (web/queue), so a killed
+// instance's email is sent again within about JobTimeout +
+// queue.RescueGrace + queue.RescueEvery of the attempt it cut off.
+const (
+	JobTimeout     = SendTimeout + 3*time.Second
+	DefaultWorkers = 20
+)
+
+// DefaultSchedule is the wait before each retry after a temporary
+// failure: nine retries over 27 h 42 min (SPEC §19: at least 24 h), then
+// the email is failed.
+var DefaultSchedule = []time.Duration{
+	30 * time.Second, 2 * time.Minute, 10 * time.Minute, 30 * time.Minute,
+	time.Hour, 2 * time.Hour, 4 * time.Hour, 8 * time.Hour, 12 * time.Hour,
+}
+
+// DefaultFrom is PETSTORE_MAIL_FROM's default.
+const DefaultFrom = "petstore@localhost"
+
+// Config is what New builds the emails from.
+type Config struct {
+	Store *db.Store
+	// Transport is PETSTORE_SMTP_URL parsed; nil keeps every email in the
+	// database (status kept).
+	Transport *Transport
+	// From is PETSTORE_MAIL_FROM (DefaultFrom when empty).
+	From string
+	// BaseURL is the shop's address as buyers reach it.
+	BaseURL string
+	Now     func() time.Time
+	Logger  *slog.Logger
+	Metrics *Metrics
+	// Schedule overrides DefaultSchedule (tests shorten it).
+	Schedule []time.Duration
+	Workers  int
+	// Timeout overrides SendTimeout.
+	Timeout time.Duration
+	// Load, when set, is the instance's requests in flight: sends give
+	// way to them while the instance is busy (gate.go).
+	Load *web.Load
+}
+
+// Emails is the kind of job that sends emails.
+type Emails struct {
+	store    *db.Store
+	queue    *queue.Queue
+	renderer *Renderer
+	sender   *Sender // nil: keep
+	now      func() time.Time
+	logger   *slog.Logger
+	metrics  *Metrics
+	schedule []time.Duration
+	gate     *gate
+}
+
+// sendArgs are a send job's args.
+type sendArgs struct {
+	EmailID    int64 `json:"emailId"`
+	Generation int64 `json:"generation"`
+}
+
+// Kind is the River kind of the send jobs.
+func (sendArgs) Kind() string { return JobKind }
+
+// New registers the emails with q. Errors name a bad From.
+func New(q *queue.Queue, cfg Config) (*Emails, error) {
+	from := cmp.Or(cfg.From, DefaultFrom)
+	a, err := mail.ParseAddress(from)
+	if err != nil || a.Name != "" {
+		return nil, fmt.Errorf("email: PETSTORE_MAIL_FROM %q is not a plain address (shop@example.com)", from)
+	}
+	domain := a.Address[strings.LastIndexByte(a.Address, '@')+1:]
+	e := &Emails{
+		store: cfg.Store, queue: q, now: cfg.Now, logger: cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler)),
+		metrics: cfg.Metrics, schedule: cfg.Schedule, gate: newGate(cfg.Load),
+		renderer: &Renderer{BaseURL: cmp.Or(cfg.BaseURL, "http://localhost:8080"), Domain: domain, Keep: cfg.Transport == nil},
+	}
+	if e.schedule == nil {
+		e.schedule = DefaultSchedule
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if cfg.Transport != nil {
+		e.sender = &Sender{Transport: cfg.Transport, From: a.Address, Timeout: cfg.Timeout}
+	}
+	err = queue.Register(q, queue.Kind{
+		Queue: JobQueue, Workers: cmp.Or(cfg.Workers, DefaultWorkers), Timeout: cmp.Or(cfg.Timeout, SendTimeout) + 3*time.Second, FromEvents: e.fromEvents,
+	}, e.work)
+	if err != nil {
+		return nil, fmt.Errorf("email: %w", err)
+	}
+	return e, nil
+}
+
+// Keeping reports whether emails are kept in the database (no SMTP).
+func (e *Emails) Keeping() bool { return e.sender == nil }
+
+// fromEvents writes the emails a batch of committed events asks for and
+// returns the jobs that send them (queue.Kind.FromEvents).
+func (e *Emails) fromEvents(ctx context.Context, b *db.RelayBatch) ([]river.JobArgs, error) {
+	causes, err := b.EmailCauses(ctx)
+	if err != nil || causes.Empty() {
+		return nil, err
+	}
+	emails, err := e.renderer.Emails(ctx, causes)
+	if err != nil {
+		return nil, err
+	}
+	queued, err := b.InsertEmails(ctx, emails)
+	if err != nil {
+		return nil, err
+	}
+	if e.renderer.Keep {
+		for _, m := range emails {
+			e.metrics.kept(m.Kind)
+		}
+	}
+	return jobArgs(queued), nil
+}
+
+func jobArgs(qs []db.QueuedEmail) []river.JobArgs {
+	args := make([]river.JobArgs, len(qs))
+	for i, q := range qs {
+		args[i] = sendArgs{EmailID: q.ID, Generation: q.Generation}
+	}
+	return args
+}
+
+// work makes one attempt at an email; while it stays queued (a temporary
+// failure) the job is snoozed until the next attempt is due. River's own
+// retries are left to failures to record an attempt (the database gone).
+func (e *Emails) work(ctx context.Context, job *river.Job[sendArgs]) error {
+	m, err := e.store.EmailToSend(ctx, job.Args.EmailID, job.Args.Generation)
+	if err != nil || m == nil {
+		return err
+	}
+	if e.sender == nil { // queued by an instance with SMTP; this one has none
+		return river.JobSnooze(time.Minute)
+	}
+	if !e.gate.admit(ctx, e.now().Sub(m.CreatedAt)) {
+		return river.JobSnooze(busySnooze)
+	}
+	start := e.now()
+	r := e.sender.Send(ctx, m)
+	took := e.now().Sub(start)
+	o := db.EmailOutcome{Attempt: db.EmailAttempt{At: start, DurationMs: took.Milliseconds(), Outcome: r.Outcome, Answer: r.Answer}}
+	if r.Code != 0 {
+		code := r.Code
+		o.Attempt.SMTPCode = &code
+	}
+	var wait time.Duration
+	switch r.Outcome {
+	case db.AttemptSent:
+		o.Status = db.EmailSent
+	case db.AttemptPermanent:
+		o.Status = db.EmailFailed
+	default:
+		if m.Tries >= len(e.schedule) { // the temporary failures before this one
+
+			o.Status = db.EmailFailed
+			break
+		}
+		wait = e.schedule[m.Tries]
+		next := start.Add(wait)
+		o.Status, o.NextAttemptAt = db.EmailQueued, &next
+	}
+	// The outcome is written whatever the job's context says: an attempt
+	// made is recorded even when shutdown cut the wait short.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	changed, err := e.store.RecordEmailAttempt(rctx, m.ID, m.Generation, o)
+	if err != nil {
+		return err
+	}
+	e.metrics.attempted(m.Kind, o.Status, took)
+	if r.Outcome != db.AttemptSent {
+		e.logger.Info("email attempt failed", "emailId", m.ID, "outcome", r.Outcome, "code", r.Code, "status", o.Status)
+	}
+	if changed && o.Status == db.EmailQueued {
+		return river.JobSnooze(wait)
+	}
+	return nil
+}
+
+// Resend queues an email again (a new Message-ID), or keeps it again
+// without SMTP; audited as email.resend. Errors: not_found,
+// validation_failed (its bodies were dropped).
+func (e *Emails) Resend(ctx context.Context, id int64) (*db.Email, error) {
+	return e.store.ResendEmail(ctx, id, e.sender == nil, e.renderer.Domain, func(ctx context.Context, tx *sql.Tx, q db.QueuedEmail) error {
+		return e.queue.InsertTx(ctx, tx, sendArgs{EmailID: q.ID, Generation: q.Generation})
+	})
+}

@@ -1,0 +1,162 @@
+package email
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-smtp"
+
+	"petstore/db"
+	"petstore/db/dbtest"
+	"petstore/web/email/smtptest"
+)
+
+// TestCheckoutSendsOneConfirmation: a checkout of two lines sends one
+// confirmation, to the buyer, whose text and HTML parts both carry the
+// order number, each line, the total and the lookup link, with a
+// Message-ID, the shop's name as sender and its reply-to; a refused
+// checkout and a rolled-back one send nothing.
+func TestCheckoutSendsOneConfirmation(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		ctx := context.Background()
+		s := open(t)
+		sh := newShop(t, s, "Rex")
+		if _, err := s.UpdateShopSettings(ctx, db.ShopSettings{Name: "Paws & Co", PickupAddress: "1 Kennel Road\nDogtown", ReplyTo: "hello@paws.example"}); err != nil {
+			t.Fatal(err)
+		}
+		srv := smtptest.Start(t, smtptest.Options{})
+		startEmails(t, s, srv, fastSchedule)
+
+		// Refused: past the cap, and a bad line; neither writes anything.
+		if _, err := s.PlaceCheckout(ctx, "bob", 1, db.NewCheckout{Name: "Bob", Email: "bob@example.com"},
+			[]db.NewOrder{{PetID: &sh.rex.ID, Quantity: ptr(int64(2))}}); db.ErrorCode(err) != db.ETooManyOpenUnits {
+			t.Fatalf("over the cap: %v", err)
+		}
+		if _, err := s.PlaceCheckout(ctx, "bob", 10000, db.NewCheckout{Name: "Bob", Email: "bob@example.com"},
+			[]db.NewOrder{{PetID: &sh.rex.ID, Quantity: ptr(int64(1))}, {PetID: &sh.tom.ID, Quantity: ptr(int64(999))}}); db.ErrorCode(err) != db.EInsufficientStock {
+			t.Fatalf("a line past the stock: %v", err)
+		}
+
+		co, err := sh.checkout(t, "ann", db.NewCheckout{Name: "Ann Smith", Email: "ann@example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Wait(t, 1, 10*time.Second)
+		es := waitEmails(t, s, 1, 10*time.Second)
+		time.Sleep(300 * time.Millisecond) // nothing more may come
+		msgs := srv.Messages()
+		if len(msgs) != 1 || len(es) != 1 {
+			t.Fatalf("%d messages, %d emails; want one confirmation", len(msgs), len(es))
+		}
+		m := msgs[0]
+		if len(m.To) != 1 || m.To[0] != "ann@example.com" || m.From != "shop@example.com" {
+			t.Fatalf("envelope from %q to %v", m.From, m.To)
+		}
+		h := m.Header()
+		n := strconv.FormatInt(co.ID, 10)
+		if h.Get("Message-Id") != es[0].MessageID || !strings.HasPrefix(es[0].MessageID, "<email-") {
+			t.Fatalf("Message-ID %q, row's %q", h.Get("Message-Id"), es[0].MessageID)
+		}
+		from, _ := h.AddressList("From")
+		if len(from) != 1 || from[0].Name != "Paws & Co" || from[0].Address != "shop@example.com" || h.Get("Reply-To") != "<hello@paws.example>" {
+			t.Fatalf("From %v, Reply-To %q", from, h.Get("Reply-To"))
+		}
+		text, html, err := m.Parts()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for part, body := range map[string]string{"text": text, "html": html} {
+			mustContain(t, part, body, n, "Rex", "Tom", "129.50 EUR", "259.00 EUR", "20.00 EUR", "279.00 EUR",
+				"https://shop.example/orders/lookup", "Kennel Road", "Dogtown")
+		}
+		mustContain(t, "html", html, "Paws &amp; Co")
+		if es[0].Status != db.EmailSent || len(es[0].Attempts) != 1 || es[0].Attempts[0].Outcome != db.AttemptSent || es[0].Kind != db.EmailOrderPlaced {
+			t.Fatalf("email %+v", es[0])
+		}
+
+		// Rolled back: an import-like failure after the checkout wrote its
+		// rows. The store's own transaction is rolled back by a cancelled
+		// context mid-checkout: nothing is committed, no email.
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		if _, err := s.PlaceCheckout(cctx, "carl", 10, db.NewCheckout{Name: "Carl", Email: "carl@example.com"},
+			[]db.NewOrder{{PetID: &sh.rex.ID, Quantity: ptr(int64(1))}}); err == nil {
+			t.Fatal("a checkout with a cancelled context committed")
+		}
+		time.Sleep(300 * time.Millisecond)
+		if got := len(srv.Messages()); got != 1 || count(t, s, `SELECT count(*) FROM emails`) != 1 {
+			t.Fatalf("%d messages after refused and rolled-back checkouts, want 1", got)
+		}
+	})
+}
+
+// TestTemporaryFailuresRetry: a server answering 451 twice, then 250,
+// gets three attempts and one email; the attempts keep each answer.
+func TestTemporaryFailuresRetry(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		s := open(t)
+		sh := newShop(t, s, "Rex")
+		srv := smtptest.Start(t, smtptest.Options{Answer: func(n int) *smtp.SMTPError {
+			if n <= 2 {
+				return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try again later"}
+			}
+			return nil
+		}})
+		startEmails(t, s, srv, fastSchedule)
+		if _, err := sh.checkout(t, "ann", db.NewCheckout{Name: "Ann", Email: "ann@example.com"}); err != nil {
+			t.Fatal(err)
+		}
+		es := waitEmails(t, s, 1, 15*time.Second)
+		e := es[0]
+		if e.Status != db.EmailSent || len(e.Attempts) != 3 || srv.Datas() != 3 || len(srv.Messages()) != 1 {
+			t.Fatalf("status %s, %d attempts, %d DATA, %d messages; want sent after 3", e.Status, len(e.Attempts), srv.Datas(), len(srv.Messages()))
+		}
+		for i, a := range e.Attempts[:2] {
+			if a.Outcome != db.AttemptTemporary || a.SMTPCode == nil || *a.SMTPCode != 451 || !strings.Contains(a.Answer, "try again later") {
+				t.Fatalf("attempt %d = %+v", i+1, a)
+			}
+		}
+		if e.Attempts[2].Outcome != db.AttemptSent {
+			t.Fatalf("third attempt %+v", e.Attempts[2])
+		}
+	})
+}
+
+// TestPermanentFailureStops: a 550 fails the email after one attempt,
+// and nothing retries it.
+func TestPermanentFailureStops(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		s := open(t)
+		sh := newShop(t, s, "Rex")
+		srv := smtptest.Start(t, smtptest.Options{Answer: func(int) *smtp.SMTPError {
+			return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such mailbox"}
+		}})
+		startEmails(t, s, srv, fastSchedule)
+		if _, err := sh.checkout(t, "ann", db.NewCheckout{Name: "Ann", Email: "ann@example.com"}); err != nil {
+			t.Fatal(err)
+		}
+		e := waitEmails(t, s, 1, 10*time.Second)[0]
+		time.Sleep(500 * time.Millisecond) // ten times the retry wait
+		e, err := s.FindEmailByID(context.Background(), e.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Status != db.EmailFailed || len(e.Attempts) != 1 || srv.Datas() != 1 || *e.Attempts[0].SMTPCode != 550 || !strings.Contains(e.Attempts[0].Answer, "no such mailbox") {
+			t.Fatalf("status %s, attempts %+v, %d DATA; want failed after one 550", e.Status, e.Attempts, srv.Datas())
+		}
+	})
+}
+
+// TestScheduleCoversADay: the default retries span at least 24 hours.
+func TestScheduleCoversADay(t *testing.T) {
+	var total time.Duration
+	for _, d := range DefaultSchedule {
+		total += d
+	}
+	if total < 24*time.Hour {
+		t.Fatalf("retries span %v, want at least 24h", total)
+	}
+}
