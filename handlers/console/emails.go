@@ -18,7 +18,7 @@ import (
 func (h *Handler) EmailList(c *fiber.Ctx) error {
 	v := view.EmailsView{Status: strings.TrimSpace(c.Query("status")), Kind: strings.TrimSpace(c.Query("kind")),
 		To: strings.TrimSpace(c.Query("to")), Keeping: h.Mail != nil && h.Mail.Keeping()}
-	before, err := queryID(c, "before")
+	before, err := web.FormQueryID(c, "before")
 	if err != nil {
 		return err
 	}
@@ -45,7 +45,7 @@ func (h *Handler) EmailList(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return web.Render(c, view.EmailsPage(ch, v), nil)
+	return web.Render(c, view.EmailsPage(ch, v))
 }
 
 // Email is one email's page: headers, attempts, the message.
@@ -62,7 +62,7 @@ func (h *Handler) Email(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return web.Render(c, view.EmailPage(ch, view.EmailView{CSRF: ch.CSRF, Email: e, Keeping: h.Mail != nil && h.Mail.Keeping()}), nil)
+	return web.Render(c, view.EmailPage(ch, view.EmailView{CSRF: ch.CSRF, Email: e, Keeping: h.Mail != nil && h.Mail.Keeping()}))
 }
 
 // emailFramePolicy is the CSP of an email's HTML part, shown in the
@@ -127,7 +127,7 @@ func (h *Handler) renderSettings(c *fiber.Ctx, status int, v view.SettingsView) 
 		v.Errors = view.FieldErrors{}
 	}
 	c.Status(status)
-	return web.Render(c, view.SettingsPage(ch, v), nil)
+	return web.Render(c, view.SettingsPage(ch, v))
 }
 
 // UpdateSettings saves the shop's settings, audited as settings.update; a
