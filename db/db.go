@@ -72,6 +72,9 @@ type Store struct {
 
 	stmts *stmtcache.Cache
 	keys  keyCache
+	// orderSearchCap, when set (tests), replaces the const of the same
+	// name: how many matches an orders search reads before it walks.
+	orderSearchCap int
 	// counterReads and authReads share the change counters' reads, both or
 	// the auth counter alone (counters.go).
 	counterReads counters.SharedReads[counters.Values]

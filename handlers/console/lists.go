@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -14,9 +15,12 @@ import (
 // pageSize is how many rows a console list shows at once.
 const pageSize = 100
 
+// searchParam is the search box's parameter on every console list.
+const searchParam = "q"
+
 // listQuery describes the query of a filtered console list: one word
-// filter, one id filter and the id its page starts from, by their
-// parameters' names.
+// filter, one id filter, the search box (q) and the id its page starts
+// from, by their parameters' names.
 type listQuery struct {
 	path                   string // the list's page
 	wordName, idName, from string // the parameters
@@ -38,6 +42,8 @@ type listFilter struct {
 	word string
 	id   int64 // 0: any
 	from int64 // 0: the first page
+	// search is the search box's text, trimmed; "" searches nothing.
+	search string
 }
 
 // parse reads the request's filter. Errors: bad_request.
@@ -47,6 +53,9 @@ func (q listQuery) parse(c *fiber.Ctx) (listFilter, error) {
 		return f, web.BadParam(q.wordName, "must be %s", q.wordChoices)
 	}
 	var err error
+	if f.search, err = querySearch(c); err != nil {
+		return f, err
+	}
 	if f.id, err = queryID(c, q.idName); err != nil {
 		return f, err
 	}
@@ -65,6 +74,9 @@ func (f listFilter) url(from int64) string {
 	v := url.Values{}
 	if f.word != "" {
 		v.Set(f.q.wordName, f.word)
+	}
+	if f.search != "" {
+		v.Set(searchParam, f.search)
 	}
 	for name, id := range map[string]int64{f.q.idName: f.id, f.q.from: from} {
 		if id > 0 {
@@ -88,4 +100,16 @@ func queryID(c *fiber.Ctx, name string) (int64, error) {
 		return 0, web.BadParam(name, "must be a positive integer")
 	}
 	return id, nil
+}
+
+// querySearch reads the search box (q), trimmed. Errors: bad_request.
+func querySearch(c *fiber.Ctx) (string, error) {
+	s := strings.TrimSpace(c.Query(searchParam))
+	if why := db.SearchProblem(s); why != "" {
+		return "", web.BadParam(searchParam, "%s", why)
+	}
+	if utf8.RuneCountInString(s) > db.MaxSearchLen {
+		return "", web.BadParam(searchParam, "must be at most %d characters", db.MaxSearchLen)
+	}
+	return s, nil
 }

@@ -20,7 +20,7 @@ func (h *Handler) Orders(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	dbf := db.ConsoleOrderFilter{PetID: f.id, BeforeID: f.from, Limit: pageSize}
+	dbf := db.ConsoleOrderFilter{PetID: f.id, Search: f.search, BeforeID: f.from, Limit: pageSize}
 	if f.word != "" {
 		complete := f.word == db.OrderComplete
 		dbf.Complete = &complete
@@ -31,7 +31,7 @@ func (h *Handler) Orders(c *fiber.Ctx) error {
 	}
 	csrf := browser.CSRFToken(c)
 	today := h.Now().UTC()
-	v := view.OrdersView{CSRF: csrf, State: f.word, PetID: f.id, RowsURL: f.url(f.from),
+	v := view.OrdersView{CSRF: csrf, State: f.word, PetID: f.id, Search: f.search, RowsURL: f.url(f.from),
 		ExportFrom: today.AddDate(0, 0, -30).Format(time.DateOnly), ExportTo: today.Format(time.DateOnly)}
 	for _, o := range orders {
 		v.Rows = append(v.Rows, view.OrderRow{Order: o, CSRF: csrf})

@@ -1,0 +1,173 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxSearchLen bounds a console search box's text, in characters: longer
+// than any name, email address or phone the store keeps.
+const MaxSearchLen = 254
+
+// orderSearchCap is how many checkouts a search's keys may match before
+// the search walks orders newest first instead of reading its matches.
+//
+// A search reads either way in time bounded by the shop's size N: reading
+// the matches costs their number, m; walking orders newest first costs
+// about pageSize × N / m rows until a page of matches is found. The two
+// meet at m ≈ √(100 × N): 10,000 at a million orders, where each way
+// reads some ten thousand rows by their indexes.
+const orderSearchCap = 10_000
+
+// orderSearch is the console's one search box over orders (SPEC §10): an
+// order by its number, the buyer's name, email or phone, each a prefix,
+// case aside.
+type orderSearch struct {
+	// number is q read as an order's or a checkout's number (the order
+	// number a shopper is given), 0 when q is not one.
+	number int64
+	// keys are the checkouts' key columns q is a prefix of, each with the
+	// key q folds to for it.
+	keys []searchKey
+}
+
+// searchKey is one prefix range on a key column of checkouts.
+type searchKey struct{ col, prefix string }
+
+// parseOrderSearch reads q: "#1234" or "1234" is a number (and digits are
+// also a phone's prefix), anything with an @ an email address's prefix,
+// digits with spaces and + - ( ) a phone's, anything else a name's (an
+// email address starts with a name's letters too). nil when q is empty.
+func parseOrderSearch(q string) *orderSearch {
+	q = strings.TrimSpace(q)
+	if q == "" {
+		return nil
+	}
+	s := &orderSearch{}
+	digits := strings.TrimPrefix(q, "#")
+	if n, err := strconv.ParseInt(digits, 10, 64); err == nil && n > 0 && digits[0] != '+' && digits[0] != '-' {
+		s.number = n
+	}
+	if phoneProblem(q) == "" {
+		if k := phoneKey(q); len(k) >= 3 {
+			s.keys = append(s.keys, searchKey{"phone_key", k})
+		}
+		return s
+	}
+	if strings.HasPrefix(q, "#") {
+		return s
+	}
+	s.keys = append(s.keys, searchKey{"email_key", foldEmail(q)})
+	if !strings.Contains(q, "@") {
+		s.keys = append(s.keys, searchKey{"name_key", foldName(q)})
+	}
+	return s
+}
+
+// phoneKey is a phone number's digits alone, what checkouts.phone_key
+// holds.
+func phoneKey(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// prefixEnd is the first string past every string that starts with p in
+// code point order (UTF-8 byte order): p followed by the last code point.
+func prefixEnd(p string) string { return p + string(utf8.MaxRune) }
+
+// keyRange adds to w the condition "c.<col> starts with prefix" as a range
+// its index serves: on PostgreSQL under the "C" collation of the index
+// (migration 00021).
+func (s *Store) keyRange(w *where, alias, col, prefix string) string {
+	c := alias + "." + col
+	if s.dialect == DialectPostgres {
+		c += ` COLLATE "C"`
+	}
+	return c + " >= " + w.arg(prefix) + " AND " + c + " < " + w.arg(prefixEnd(prefix))
+}
+
+// searchProblem says why q cannot be searched for, "" when it can.
+func searchProblem(q string) string {
+	switch {
+	case !utf8.ValidString(q):
+		return "must be valid UTF-8"
+	case hasControl(q):
+		return "must not contain control characters"
+	case utf8.RuneCountInString(q) > MaxSearchLen:
+		return fmt.Sprintf("must be at most %d characters", MaxSearchLen)
+	}
+	return ""
+}
+
+// searchCap is orderSearchCap, or the store's own for a test.
+func (s *Store) searchCap() int {
+	if s.orderSearchCap > 0 {
+		return s.orderSearchCap
+	}
+	return orderSearchCap
+}
+
+// countMatches counts the checkouts the search's keys match, up to
+// searchCap() + 1 for each key.
+func (s *Store) countMatches(ctx context.Context, q *orderSearch) (int, error) {
+	if len(q.keys) == 0 {
+		return 0, nil
+	}
+	var w where
+	parts := make([]string, len(q.keys))
+	for i, k := range q.keys {
+		parts[i] = `(SELECT count(*) FROM (SELECT 1 FROM checkouts c WHERE ` + s.keyRange(&w, "c", k.col, k.prefix) +
+			` LIMIT ` + strconv.Itoa(s.searchCap()+1) + `) AS m` + strconv.Itoa(i) + `)`
+	}
+	var n int
+	if err := s.get(ctx, &n, `SELECT `+strings.Join(parts, " + "), w.args...); err != nil {
+		return 0, fmt.Errorf("count order matches: %w", err)
+	}
+	return n, nil
+}
+
+// addOrderSearch adds the search's condition to w, which lists orders
+// newest first: few matches (countMatches at most searchCap()) are read
+// by their keys' indexes, their orders by orders_checkout, and sorted;
+// many are found by walking orders newest first, each order's checkout
+// checked by its primary key, until the page is full.
+func (s *Store) addOrderSearch(ctx context.Context, w *where, q *orderSearch) error {
+	n, err := s.countMatches(ctx, q)
+	if err != nil {
+		return err
+	}
+	if n > s.searchCap() {
+		var either []string
+		for _, k := range q.keys {
+			either = append(either, "("+s.keyRange(w, "c", k.col, k.prefix)+")")
+		}
+		cond := "EXISTS (SELECT 1 FROM checkouts c WHERE c.id = o.checkout_id AND (" + strings.Join(either, " OR ") + "))"
+		if q.number > 0 {
+			cond += " OR o.id = " + w.arg(q.number) + " OR o.checkout_id = " + w.arg(q.number)
+		}
+		w.add("(" + cond + ")")
+		return nil
+	}
+	var ids []string
+	for _, k := range q.keys {
+		ids = append(ids, "SELECT m.id FROM checkouts c JOIN orders m ON m.checkout_id = c.id WHERE "+s.keyRange(w, "c", k.col, k.prefix))
+	}
+	if q.number > 0 {
+		ids = append(ids, "SELECT m.id FROM orders m WHERE m.checkout_id = "+w.arg(q.number),
+			"SELECT m.id FROM orders m WHERE m.id = "+w.arg(q.number))
+	}
+	if len(ids) == 0 {
+		w.add("1 = 0")
+		return nil
+	}
+	w.add("o.id IN (" + strings.Join(ids, " UNION ALL ") + ")")
+	return nil
+}
