@@ -84,8 +84,8 @@ func TestConsoleOrderSearch(t *testing.T) {
 			{strconv.FormatInt(ada.ID, 10), byNumber(ada.ID)},
 			{"#" + strconv.FormatInt(bob.ID, 10), byNumber(bob.ID)},
 			{strconv.FormatInt(api.ID, 10), byNumber(api.ID)},
-			{"lovelace", nil},                         // a prefix, not a part
-			{"adam", nil},                             // its one order is cancelled
+			{"lovelace", nil}, // a prefix, not a part
+			{"adam", nil},     // its one order is cancelled
 			{"%", nil},
 			{"_", nil},
 			{"a%", nil},
