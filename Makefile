@@ -54,7 +54,7 @@ SWEEPS := ^(TestSweep.*|TestRefusedBodyAnswerArrivesEveryTime)$$
 # The soak tests place 50,000 orders (query plans without fresh statistics)
 # and export a million (the server's memory), on PostgreSQL: make test-soak
 # runs them, and CI runs make test-soak.
-SOAKS := ^(TestPlansHoldWithoutFreshStatistics|TestExportStreamsAMillionOrders)$$
+SOAKS := ^(TestPlansHoldWithoutFreshStatistics|TestExportStreamsAMillionOrders|TestOrderSearchAtAMillion)$$
 
 .PHONY: test
 test: ## gofmt check, templ and client freshness checks, go vet, staticcheck, go test -race (the sweeps without -race; the soak tests are test-soak's)

@@ -233,18 +233,14 @@ func (s *Store) FindConsoleOrders(ctx context.Context, f ConsoleOrderFilter) ([]
 		p.Add("q", "%s", why)
 		return nil, false, p.Err()
 	}
+	if search := parseOrderSearch(f.Search); search != nil {
+		return s.findSearchedOrders(ctx, f, search)
+	}
 	var w where
 	visibleOrders(&w, f.Complete, f.PetID)
-	search := parseOrderSearch(f.Search)
-	if search != nil {
-		if err := s.addOrderSearch(ctx, &w, search); err != nil {
-			return nil, false, err
-		}
-	}
 	page := Page{AfterID: f.BeforeID, Limit: f.Limit}
 	tail := page.newestFirst(&w, "o.id")
-	return selectPageWith[*ConsoleOrder](ctx, s.listSelector(search != nil), "console orders", page,
-		`SELECT `+consoleOrderCols+consoleOrderFrom+w.String()+tail, w.args...)
+	return selectPage[*ConsoleOrder](ctx, s, "console orders", page, `SELECT `+consoleOrderCols+consoleOrderFrom+w.String()+tail, w.args...)
 }
 
 // FindConsoleOrder returns one open or complete order as the console shows

@@ -134,40 +134,70 @@ func (s *Store) countMatches(ctx context.Context, q *orderSearch) (int, error) {
 	return n, nil
 }
 
-// addOrderSearch adds the search's condition to w, which lists orders
-// newest first: few matches (countMatches at most searchCap()) are read
-// by their keys' indexes, their orders by orders_checkout, and sorted;
-// many are found by walking orders newest first, each order's checkout
-// checked by its primary key, until the page is full.
-func (s *Store) addOrderSearch(ctx context.Context, w *where, q *orderSearch) error {
+// findSearchedOrders is FindConsoleOrders with a search, a page of
+// orders newest first, read one of two ways:
+//
+//   - Few matches (countMatches at most searchCap()): each key's matches
+//     are read by its index, their orders by orders_checkout, the page's
+//     ids picked from them by a sort, and only that page's orders read.
+//     On PostgreSQL each checkout's orders are looked up by a LATERAL
+//     subquery that is never flattened: else, where a tenth of the
+//     checkouts match, the planner hashes them against every order.
+//   - Many: orders are walked newest first by the primary key, each
+//     order's checkout checked by its own, until the page is full.
+func (s *Store) findSearchedOrders(ctx context.Context, f ConsoleOrderFilter, q *orderSearch) ([]*ConsoleOrder, bool, error) {
+	page := Page{AfterID: f.BeforeID, Limit: f.Limit}
 	n, err := s.countMatches(ctx, q)
 	if err != nil {
-		return err
+		return nil, false, err
 	}
+	var w where
+	sel := s.listSelector(true)
 	if n > s.searchCap() {
+		visibleOrders(&w, f.Complete, f.PetID)
 		var either []string
 		for _, k := range q.keys {
-			either = append(either, "("+s.keyRange(w, "c", k.col, k.prefix)+")")
+			either = append(either, "("+s.keyRange(&w, "c", k.col, k.prefix)+")")
 		}
 		cond := "EXISTS (SELECT 1 FROM checkouts c WHERE c.id = o.checkout_id AND (" + strings.Join(either, " OR ") + "))"
 		if q.number > 0 {
 			cond += " OR o.id = " + w.arg(q.number) + " OR o.checkout_id = " + w.arg(q.number)
 		}
 		w.add("(" + cond + ")")
-		return nil
+		tail := page.newestFirst(&w, "o.id")
+		return selectPageWith[*ConsoleOrder](ctx, sel, "console orders", page,
+			`SELECT `+consoleOrderCols+consoleOrderFrom+w.String()+tail, w.args...)
 	}
-	var ids []string
+	// filters are the list's own conditions on o, for one branch.
+	filters := func() string {
+		b := where{args: w.args}
+		visibleOrders(&b, f.Complete, f.PetID)
+		if f.BeforeID > 0 {
+			b.add("o.id < " + b.arg(f.BeforeID))
+		}
+		w.args = b.args
+		return strings.Join(b.conds, " AND ")
+	}
+	checkoutOrders := "checkouts c JOIN orders o ON o.checkout_id = c.id"
+	if s.dialect == DialectPostgres {
+		checkoutOrders = "checkouts c CROSS JOIN LATERAL (SELECT o.id, o.state, o.pet_id FROM orders o WHERE o.checkout_id = c.id OFFSET 0) AS o"
+	}
+	var branches []string
 	for _, k := range q.keys {
-		ids = append(ids, "SELECT m.id FROM checkouts c JOIN orders m ON m.checkout_id = c.id WHERE "+s.keyRange(w, "c", k.col, k.prefix))
+		cond := s.keyRange(&w, "c", k.col, k.prefix)
+		branches = append(branches, "SELECT o.id FROM "+checkoutOrders+" WHERE "+cond+" AND "+filters())
 	}
 	if q.number > 0 {
-		ids = append(ids, "SELECT m.id FROM orders m WHERE m.checkout_id = "+w.arg(q.number),
-			"SELECT m.id FROM orders m WHERE m.id = "+w.arg(q.number))
+		byCheckout := "o.checkout_id = " + w.arg(q.number)
+		branches = append(branches, "SELECT o.id FROM orders o WHERE "+byCheckout+" AND "+filters())
+		byID := "o.id = " + w.arg(q.number)
+		branches = append(branches, "SELECT o.id FROM orders o WHERE "+byID+" AND "+filters())
 	}
-	if len(ids) == 0 {
-		w.add("1 = 0")
-		return nil
+	if len(branches) == 0 {
+		return nil, false, nil
 	}
-	w.add("o.id IN (" + strings.Join(ids, " UNION ALL ") + ")")
-	return nil
+	pick := strings.Join(branches, " UNION ") + " ORDER BY 1 DESC LIMIT " + strconv.Itoa(page.limit()+1)
+	from := " FROM (" + pick + ") AS pick JOIN orders o ON o.id = pick.id" + strings.TrimPrefix(consoleOrderFrom, orderFrom)
+	return selectPageWith[*ConsoleOrder](ctx, sel, "console orders", page,
+		`SELECT `+consoleOrderCols+from+" ORDER BY o.id DESC", w.args...)
 }

@@ -16,7 +16,7 @@ UPDATE checkouts SET name_key = lower(name),
     phone_key = replace(replace(replace(replace(replace(COALESCE(phone, ''), ' ', ''), '+', ''), '-', ''), '(', ''), ')', '');
 CREATE INDEX checkouts_name_key ON checkouts (name_key COLLATE "C");
 CREATE INDEX checkouts_email_key ON checkouts (email_key COLLATE "C");
-CREATE INDEX checkouts_phone_key ON checkouts (phone_key COLLATE "C") WHERE phone_key <> '';
+CREATE INDEX checkouts_phone_key ON checkouts (phone_key COLLATE "C");
 
 -- The audit log's action filter is a prefix ("webhook." finds every
 -- webhook change), read as a range under "C" as above.

@@ -18,7 +18,7 @@ UPDATE checkouts SET name_key = lower(name),
     phone_key = replace(replace(replace(replace(replace(COALESCE(phone, ''), ' ', ''), '+', ''), '-', ''), '(', ''), ')', '');
 CREATE INDEX checkouts_name_key ON checkouts (name_key);
 CREATE INDEX checkouts_email_key ON checkouts (email_key);
-CREATE INDEX checkouts_phone_key ON checkouts (phone_key) WHERE phone_key <> '';
+CREATE INDEX checkouts_phone_key ON checkouts (phone_key);
 
 -- The audit log's action filter is a prefix ("webhook." finds every
 -- webhook change): audit_log_action (00010) serves it as a range.
