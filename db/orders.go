@@ -224,14 +224,14 @@ type ConsoleOrderFilter struct {
 }
 
 // FindConsoleOrders lists open and complete orders, newest first, and
-// reports whether older ones follow. A search runs unprepared on
+// returns the BeforeID of the next page, 0 when no older ones follow. A search runs unprepared on
 // PostgreSQL: its plan depends on its values (listSelector).
 // Errors: validation_failed (a search text that cannot be one, field q).
-func (s *Store) FindConsoleOrders(ctx context.Context, f ConsoleOrderFilter) ([]*ConsoleOrder, bool, error) {
+func (s *Store) FindConsoleOrders(ctx context.Context, f ConsoleOrderFilter) ([]*ConsoleOrder, int64, error) {
 	if why := searchProblem(f.Search); why != "" {
 		var p Problems
 		p.Add("q", "%s", why)
-		return nil, false, p.Err()
+		return nil, 0, p.Err()
 	}
 	if search := parseOrderSearch(f.Search); search != nil {
 		return s.findSearchedOrders(ctx, f, search)
@@ -240,7 +240,8 @@ func (s *Store) FindConsoleOrders(ctx context.Context, f ConsoleOrderFilter) ([]
 	visibleOrders(&w, f.Complete, f.PetID)
 	page := Page{AfterID: f.BeforeID, Limit: f.Limit}
 	tail := page.newestFirst(&w, "o.id")
-	return selectPage[*ConsoleOrder](ctx, s, "console orders", page, `SELECT `+consoleOrderCols+consoleOrderFrom+w.String()+tail, w.args...)
+	rows, more, err := selectPage[*ConsoleOrder](ctx, s, "console orders", page, `SELECT `+consoleOrderCols+consoleOrderFrom+w.String()+tail, w.args...)
+	return rows, nextOrder(rows, more), err
 }
 
 // FindConsoleOrder returns one open or complete order as the console shows

@@ -22,6 +22,14 @@ const MaxSearchLen = 254
 // reads some ten thousand rows by their indexes.
 const orderSearchCap = 10_000
 
+// orderSearchWindow is how many orders, newest first from the page's
+// start, a search whose keys match many checkouts walks for one page.
+// Matches spread through the orders fill a page within it (its matches
+// are more than orderSearchCap of them); matches bunched among older
+// orders leave a page short, and the next page walks the window before
+// it: no page walks more than this, however the matches lie.
+const orderSearchWindow = 10_000
+
 // orderSearch is the console's one search box over orders (SPEC §10): an
 // order by its number, the buyer's name, email or phone, each a prefix,
 // case aside.
@@ -144,17 +152,30 @@ func (s *Store) countMatches(ctx context.Context, q *orderSearch) (int, error) {
 //     subquery that is never flattened: else, where a tenth of the
 //     checkouts match, the planner hashes them against every order.
 //   - Many: orders are walked newest first by the primary key, each
-//     order's checkout checked by its own, until the page is full.
-func (s *Store) findSearchedOrders(ctx context.Context, f ConsoleOrderFilter, q *orderSearch) ([]*ConsoleOrder, bool, error) {
+//     order's checkout checked by its own, until the page is full or
+//     orderSearchWindow orders were walked.
+func (s *Store) findSearchedOrders(ctx context.Context, f ConsoleOrderFilter, q *orderSearch) ([]*ConsoleOrder, int64, error) {
 	page := Page{AfterID: f.BeforeID, Limit: f.Limit}
 	n, err := s.countMatches(ctx, q)
 	if err != nil {
-		return nil, false, err
+		return nil, 0, err
 	}
 	var w where
 	sel := s.listSelector(true)
 	if n > s.searchCap() {
+		top := f.BeforeID
+		if top == 0 {
+			if err := s.get(ctx, &top, `SELECT COALESCE(max(id), 0) + 1 FROM orders`); err != nil {
+				return nil, 0, fmt.Errorf("newest order: %w", err)
+			}
+		}
+		window := int64(orderSearchWindow)
+		if s.orderSearchWindow > 0 {
+			window = s.orderSearchWindow
+		}
+		low := max(top-window, 0)
 		visibleOrders(&w, f.Complete, f.PetID)
+		w.add("o.id >= " + w.arg(low))
 		var either []string
 		for _, k := range q.keys {
 			either = append(either, "("+s.keyRange(&w, "c", k.col, k.prefix)+")")
@@ -165,8 +186,17 @@ func (s *Store) findSearchedOrders(ctx context.Context, f ConsoleOrderFilter, q 
 		}
 		w.add("(" + cond + ")")
 		tail := page.newestFirst(&w, "o.id")
-		return selectPageWith[*ConsoleOrder](ctx, sel, "console orders", page,
+		rows, more, err := selectPageWith[*ConsoleOrder](ctx, sel, "console orders", page,
 			`SELECT `+consoleOrderCols+consoleOrderFrom+w.String()+tail, w.args...)
+		switch {
+		case err != nil:
+			return nil, 0, err
+		case more:
+			return rows, rows[len(rows)-1].ID, nil
+		case low > 1:
+			return rows, low, nil // the window before this one may hold more
+		}
+		return rows, 0, nil
 	}
 	// filters are the list's own conditions on o, for one branch.
 	filters := func() string {
@@ -194,10 +224,19 @@ func (s *Store) findSearchedOrders(ctx context.Context, f ConsoleOrderFilter, q 
 		branches = append(branches, "SELECT o.id FROM orders o WHERE "+byID+" AND "+filters())
 	}
 	if len(branches) == 0 {
-		return nil, false, nil
+		return nil, 0, nil
 	}
 	pick := strings.Join(branches, " UNION ") + " ORDER BY 1 DESC LIMIT " + strconv.Itoa(page.limit()+1)
 	from := " FROM (" + pick + ") AS pick JOIN orders o ON o.id = pick.id" + strings.TrimPrefix(consoleOrderFrom, orderFrom)
-	return selectPageWith[*ConsoleOrder](ctx, sel, "console orders", page,
+	rows, more, err := selectPageWith[*ConsoleOrder](ctx, sel, "console orders", page,
 		`SELECT `+consoleOrderCols+from+" ORDER BY o.id DESC", w.args...)
+	return rows, nextOrder(rows, more), err
+}
+
+// nextOrder is the BeforeID of the page after rows, 0 when no more follow.
+func nextOrder(rows []*ConsoleOrder, more bool) int64 {
+	if !more || len(rows) == 0 {
+		return 0
+	}
+	return rows[len(rows)-1].ID
 }

@@ -99,7 +99,7 @@ func TestConsoleOrderSearch(t *testing.T) {
 		for _, cap := range []int{0, 1} {
 			s.SetOrderSearchCap(cap) // 0: the default; 1: a walk from two matches
 			for _, tc := range cases {
-				got, more, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{Search: tc.q})
+				got, next, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{Search: tc.q})
 				if err != nil {
 					t.Fatalf("cap %d, %q: %v", cap, tc.q, err)
 				}
@@ -107,18 +107,18 @@ func TestConsoleOrderSearch(t *testing.T) {
 				for _, o := range got {
 					gotIDs = append(gotIDs, o.ID)
 				}
-				if more || !slices.Equal(gotIDs, tc.want) {
-					t.Errorf("cap %d, %q: got %v (more %v), want %v", cap, tc.q, gotIDs, more, tc.want)
+				if next != 0 || !slices.Equal(gotIDs, tc.want) {
+					t.Errorf("cap %d, %q: got %v (next %d), want %v", cap, tc.q, gotIDs, next, tc.want)
 				}
 			}
 			// A page at a time, newest first, through either way.
-			first, more, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{Search: "Ada", Limit: 1})
-			if err != nil || len(first) != 1 || !more || first[0].ID != ada.Orders[1].ID {
-				t.Fatalf("cap %d: first page %v, more %v, %v", cap, first, more, err)
+			first, next, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{Search: "Ada", Limit: 1})
+			if err != nil || len(first) != 1 || next != first[0].ID || first[0].ID != ada.Orders[1].ID {
+				t.Fatalf("cap %d: first page %v, next %d, %v", cap, first, next, err)
 			}
-			next, more, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{Search: "Ada", Limit: 1, BeforeID: first[0].ID})
-			if err != nil || len(next) != 1 || more || next[0].ID != ada.Orders[0].ID {
-				t.Fatalf("cap %d: next page %v, more %v, %v", cap, next, more, err)
+			second, next, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{Search: "Ada", Limit: 1, BeforeID: first[0].ID})
+			if err != nil || len(second) != 1 || next != 0 || second[0].ID != ada.Orders[0].ID {
+				t.Fatalf("cap %d: next page %v, next %d, %v", cap, second, next, err)
 			}
 			// With the other filters.
 			open := false
@@ -127,6 +127,40 @@ func TestConsoleOrderSearch(t *testing.T) {
 				t.Fatalf("cap %d: open orders of ada: %v, %v", cap, got, err)
 			}
 		}
+
+		t.Run("a walk stops after its window", func(t *testing.T) {
+			// Ada's orders are the oldest; twelve newer buyers' names start
+			// with A too. Walking 5 orders a page, the first pages find
+			// none of Ada's but say older orders follow; paging on finds
+			// all of them, and never walks past its window.
+			for i := range 12 {
+				checkout("ann", db.NewCheckout{Name: "Ann " + strconv.Itoa(i), Email: "ann@example.com"}, line(1))
+			}
+			s.SetOrderSearchCap(1)
+			s.SetOrderSearchWindow(5)
+			defer s.SetOrderSearchWindow(0)
+			var found []int64
+			pages := 0
+			for before := int64(0); ; pages++ {
+				got, next, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{Search: "ada", BeforeID: before})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, o := range got {
+					found = append(found, o.ID)
+				}
+				if next == 0 {
+					break
+				}
+				if next >= before && before != 0 {
+					t.Fatalf("the next page starts at %d, not before %d", next, before)
+				}
+				before = next
+			}
+			if !slices.Equal(found, ids(ada.Orders...)) || pages < 3 {
+				t.Fatalf("paged %d times, found %v, want %v", pages, found, ids(ada.Orders...))
+			}
+		})
 
 		t.Run("ErrValidationFailed", func(t *testing.T) {
 			for _, q := range []string{"ada\x00", "ada\xff", strings.Repeat("a", db.MaxSearchLen+1)} {

@@ -25,7 +25,7 @@ func (h *Handler) Orders(c *fiber.Ctx) error {
 		complete := f.word == db.OrderComplete
 		dbf.Complete = &complete
 	}
-	orders, more, err := h.Store.FindConsoleOrders(ctx, dbf)
+	orders, next, err := h.Store.FindConsoleOrders(ctx, dbf)
 	if err != nil {
 		return err
 	}
@@ -36,8 +36,8 @@ func (h *Handler) Orders(c *fiber.Ctx) error {
 	for _, o := range orders {
 		v.Rows = append(v.Rows, view.OrderRow{Order: o, CSRF: csrf})
 	}
-	if more {
-		v.NextURL = f.url(orders[len(orders)-1].ID)
+	if next > 0 {
+		v.NextURL = f.url(next)
 	}
 	if web.IsHTMX(c) {
 		return web.Render(c, nil, view.OrderRows(v))

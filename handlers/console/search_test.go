@@ -1,0 +1,101 @@
+package console_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"petstore/db"
+	"petstore/db/dbtest"
+	"petstore/handlers/handlerstest"
+	"petstore/web/browser/browsertest"
+)
+
+// The console's lists each have one search box (SPEC §10): orders by
+// number, buyer's name, email or phone; catalog and inventory by pet
+// name. What was searched stays in the box, in the live refresh's URL
+// and in the next page's; a search no text can be is refused in the
+// console's layout, never a 500.
+func TestConsoleSearch(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		a := handlerstest.NewOn(t, open)
+		b := a.SignedIn(t)
+		ctx := context.Background()
+		rex := a.SeedPet("Rex the Brave", 5)
+		tom := a.SeedPet("Tomcat", 5)
+		ada, err := a.Store.PlaceCheckout(ctx, "browser-1", 10,
+			db.NewCheckout{Name: "Ada Lovelace", Email: "ada@example.com", Phone: "+44 20 7946 0958"},
+			[]db.NewOrder{{PetID: &rex.ID, Quantity: handlerstest.Ptr(int64(1))}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bob, err := a.Store.PlaceCheckout(ctx, "browser-2", 10, db.NewCheckout{Name: "Bob", Email: "bob@example.org"},
+			[]db.NewOrder{{PetID: &tom.ID, Quantity: handlerstest.Ptr(int64(1))}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		orderIDs := func(path string) []string {
+			t.Helper()
+			p := b.Get(path).WantStatus(http.StatusOK)
+			var ids []string
+			p.ID("order-row").Each(func(_ int, s *goquery.Selection) { ids = append(ids, s.AttrOr("data-order-id", "")) })
+			return ids
+		}
+		adaID, bobID := handlerstest.Itoa(ada.Orders[0].ID), handlerstest.Itoa(bob.Orders[0].ID)
+		for q, want := range map[string][]string{
+			"ada":                {adaID},
+			"ADA LOVE":           {adaID},
+			"bob@example":        {bobID},
+			"+44 20 79":          {adaID},
+			"#" + adaID:          {adaID},
+			"lovelace@":          nil,
+			"":                   {bobID, adaID},
+			"<script>x</script>": nil,
+		} {
+			if got := orderIDs("/staff/orders?q=" + url.QueryEscape(q)); strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Errorf("orders ?q=%q: %v, want %v", q, got, want)
+			}
+		}
+		p := b.Get("/staff/orders?q=" + url.QueryEscape("<b>Ada")).WantStatus(http.StatusOK)
+		if v, _ := p.ID("search").Attr("value"); v != "<b>Ada" {
+			t.Errorf("the search box holds %q", v)
+		}
+		if strings.Contains(p.Body, "<b>Ada") {
+			t.Errorf("the search text is not escaped")
+		}
+		live, _ := p.ID("orders").Attr("hx-get")
+		if live != "/staff/orders?q=%3Cb%3EAda" {
+			t.Errorf("the live refresh fetches %q, without the search", live)
+		}
+
+		petNames := func(path, testid string) []string {
+			t.Helper()
+			var names []string
+			b.Get(path).WantStatus(http.StatusOK).ID(testid).Each(func(_ int, s *goquery.Selection) {
+				names = append(names, browsertest.Text(s))
+			})
+			return names
+		}
+		if got := petNames("/staff/catalog?q=BRAVE", "pet-row"); len(got) != 1 || !strings.Contains(got[0], "Rex the Brave") {
+			t.Errorf("catalog ?q=BRAVE: %q", got)
+		}
+		if got := petNames("/staff/catalog?q=cat", "pet-row"); len(got) != 1 || !strings.Contains(got[0], "Tomcat") {
+			t.Errorf("catalog ?q=cat: %q", got)
+		}
+		if got := petNames("/staff/inventory?q=tom", "inventory-row"); len(got) != 1 || !strings.Contains(got[0], "Tomcat") {
+			t.Errorf("inventory ?q=tom: %q", got)
+		}
+
+		// Text that cannot be searched for: 400 in the console's layout.
+		for _, path := range []string{"/staff/orders?q=a%00", "/staff/catalog?q=%FF", "/staff/inventory?q=" + strings.Repeat("a", 300)} {
+			p := b.Get(path).WantStatus(http.StatusBadRequest)
+			if !p.IsFullPage() || p.Find("nav").Length() == 0 {
+				t.Errorf("%s: the refusal leaves the console's layout", path)
+			}
+		}
+	})
+}
