@@ -57,7 +57,8 @@ func Streaming() Option { return func(o *routeOptions) { o.streaming = true } }
 // once: every route has the console's error page, the security headers,
 // no caching and CSRF, then the sign-in unless it is Public.
 func New(h Handler) *Handler {
-	h.surface = &web.Surface{Errors: RenderError, Prefix: Prefix}
+	h.surface = &web.Surface{Prefix: Prefix}
+	h.surface.Errors = h.renderError
 	h.csrf = browser.CSRF(h.Sessions, SessionName)
 	return &h
 }

@@ -99,3 +99,23 @@ func TestConsoleSearch(t *testing.T) {
 		}
 	})
 }
+
+// A clerk refused an admin page stays in the console's layout, with its
+// navigation, and is told which admins to ask (SPEC §16: a page in the
+// console).
+func TestClerkForbiddenPageKeepsTheConsole(t *testing.T) {
+	a := handlerstest.NewOn(t, dbtest.SQLite)
+	a.SignedIn(t) // an admin to ask
+	clerk, _ := a.SignInAs(t, "clara", db.RoleClerk)
+	p := clerk.Get("/staff/audit").WantStatus(http.StatusForbidden)
+	if !p.IsFullPage() || p.ID("nav-orders").Length() != 1 || p.ID("nav-audit").Length() != 0 {
+		t.Fatalf("the 403 page is not the console's page with a clerk's navigation:\n%.600s", p.Body)
+	}
+	ask := browsertest.Text(p.ID("error-ask"))
+	if !strings.Contains(ask, "ask ") || strings.Contains(ask, "clara") {
+		t.Errorf("the 403 page says %q: no admin to ask", ask)
+	}
+	if got := browsertest.Text(p.Find("h1")); got != "Not allowed" {
+		t.Errorf("heading %q", got)
+	}
+}
