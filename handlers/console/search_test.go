@@ -119,3 +119,34 @@ func TestClerkForbiddenPageKeepsTheConsole(t *testing.T) {
 		t.Errorf("heading %q", got)
 	}
 }
+
+// A refused export (dates reversed, or not dates) stays on the orders
+// page in the console's layout (SPEC §10): the export form open with the
+// dates as typed, its problems in an error summary that takes focus, each
+// field marked; 422, never a bare error page.
+func TestConsoleExportRefusedKeepsTheForm(t *testing.T) {
+	a := handlerstest.NewOn(t, dbtest.SQLite)
+	b := a.SignedIn(t)
+	for _, tc := range []struct{ from, to, field string }{
+		{"2026-02-10", "2026-01-01", "x-to"},
+		{"yesterday", "2026-01-01", "x-from"},
+	} {
+		p := b.Get("/staff/orders/export?from=" + url.QueryEscape(tc.from) + "&to=" + tc.to).WantStatus(http.StatusUnprocessableEntity)
+		if !p.IsFullPage() || p.ID("nav-orders").Length() != 1 || p.ID("orders").Length() != 1 {
+			t.Fatalf("%s–%s: not the orders page in the console's layout:\n%.500s", tc.from, tc.to, p.Body)
+		}
+		if _, open := p.ID("export-details").Attr("open"); !open {
+			t.Errorf("%s–%s: the export form is folded", tc.from, tc.to)
+		}
+		sum := p.ID("error-summary")
+		if _, auto := sum.Attr("autofocus"); !auto || sum.AttrOr("role", "") != "alert" || sum.Find(`a[href="#`+tc.field+`"]`).Length() != 1 {
+			t.Errorf("%s–%s: error summary %q, want one that takes focus and links to #%s", tc.from, tc.to, browsertest.Text(sum), tc.field)
+		}
+		if v, _ := p.ID("export-from").Attr("value"); v != tc.from {
+			t.Errorf("the from field holds %q, want %q as typed", v, tc.from)
+		}
+		if p.Find("#"+tc.field).AttrOr("aria-invalid", "") != "true" {
+			t.Errorf("%s–%s: #%s is not marked invalid", tc.from, tc.to, tc.field)
+		}
+	}
+}
