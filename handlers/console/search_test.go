@@ -150,3 +150,20 @@ func TestConsoleExportRefusedKeepsTheForm(t *testing.T) {
 		}
 	}
 }
+
+// The two-factor secret, for typing by hand, reads in groups of four
+// (issue 42); copied, it is the one secret again.
+func TestTwoFactorSecretInGroups(t *testing.T) {
+	a := handlerstest.NewOn(t, dbtest.SQLite)
+	b := a.SignedIn(t)
+	secret := b.Get("/staff/account/2fa").WantStatus(http.StatusOK).ID("totp-secret")
+	groups := secret.Find("span")
+	if groups.Length() < 8 || strings.Join(groups.Map(func(_ int, s *goquery.Selection) string { return s.Text() }), "") != secret.AttrOr("data-secret", "") {
+		t.Fatalf("the secret %q shows as %d groups", secret.AttrOr("data-secret", ""), groups.Length())
+	}
+	groups.Each(func(i int, s *goquery.Selection) {
+		if n := len(s.Text()); n > 4 || n == 0 {
+			t.Errorf("group %d is %q", i, s.Text())
+		}
+	})
+}
