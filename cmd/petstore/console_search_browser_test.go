@@ -113,3 +113,26 @@ func TestConsoleBrowserSearch(t *testing.T) {
 		t.Errorf("at 1280 px the menu button shows, or the navigation is folded")
 	}
 }
+
+// TestConsoleBrowserWebhookNarrow (issue 42): a webhook's page at 360 px
+// does not scroll sideways: its heading, a long URL, wraps, and its four
+// actions (Disable, Send a test event, Rotate secret, Delete…) are on the
+// screen.
+func TestConsoleBrowserWebhookNarrow(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t)
+	ctx := newBrowser(t, true)
+	cb := &consoleBrowser{t: t, ctx: ctx, ts: ts}
+	u := "https://hooks.example.com/a/rather/long/path/to/the/receiver/of/the/pet/store/events?token=abcdefghijklmnopqrstuvwxyz"
+	w, err := ts.Store.CreateWebhook(context.Background(), db.NewWebhook{URL: &u, Events: &[]string{"order.created"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb.signIn()
+	browse(t, ctx, chromedp.EmulateViewport(360, 740))
+	path := "/staff/webhooks/" + strconv.FormatInt(w.ID, 10)
+	cb.navigate(chromedp.Navigate(ts.URL + path))
+	cb.wantFits(path, 360)
+	cb.wantControlsOnScreen(path, 360)
+	screenshot(t, ctx, "webhook-360px")
+}
