@@ -20,8 +20,14 @@ const maxAuditFilterLen = 100
 // AuditFilter selects audit entries; zero fields do not filter. An actor
 // or target id filters only with its type. Dates are whole days in UTC.
 type AuditFilter struct {
-	ActorType, ActorID   string
-	Action               string
+	ActorType, ActorID string
+	// ActorName finds the entries of the staff users whose username starts
+	// with it, case aside (the console's filter: "clara").
+	ActorName string
+	Action    string
+	// ActionPrefix finds the actions that start with it: "webhook." or
+	// "webhook" finds every webhook change (the console's filter).
+	ActionPrefix         string
 	TargetType, TargetID string
 	Dates                DateRange
 }
@@ -34,7 +40,7 @@ func (f AuditFilter) Validate() error {
 	var p Problems
 	for _, fv := range []struct{ field, value string }{
 		{"actorType", f.ActorType}, {"actorId", f.ActorID}, {"action", f.Action},
-		{"targetType", f.TargetType}, {"targetId", f.TargetID},
+		{"targetType", f.TargetType}, {"targetId", f.TargetID}, {"actor", f.ActorName}, {"action", f.ActionPrefix},
 	} {
 		switch {
 		case !utf8.ValidString(fv.value):
@@ -102,8 +108,20 @@ func (s *Store) FindAudit(ctx context.Context, f AuditFilter, page Page) ([]*Aud
 			w.add("actor_id = " + w.arg(f.ActorID))
 		}
 	}
+	if f.ActorName != "" {
+		w.add("actor_type = 'staff'")
+		w.add("actor_id IN (SELECT CAST(u.id AS TEXT) FROM staff_users u WHERE " + s.keyRange(&w, "u", "username_key", foldName(f.ActorName)) + ")")
+	}
+	action := "action"
+	if s.dialect == DialectPostgres {
+		// audit_log_action_prefix is under "C" (migration 00021).
+		action += ` COLLATE "C"`
+	}
 	if f.Action != "" {
-		w.add("action = " + w.arg(f.Action))
+		w.add(action + " = " + w.arg(f.Action))
+	}
+	if f.ActionPrefix != "" {
+		w.add(action + " >= " + w.arg(f.ActionPrefix) + " AND " + action + " < " + w.arg(prefixEnd(f.ActionPrefix)))
 	}
 	if f.TargetType != "" {
 		w.add("target_type = " + w.arg(f.TargetType))

@@ -105,8 +105,9 @@ func (tx *Tx) insertCheckout(ctx context.Context, c *Checkout) error {
 	if c.Phone != "" {
 		phone = &c.Phone
 	}
-	err := tx.get(ctx, &c.ID, `INSERT INTO checkouts (shopper_id, name, email, email_key, phone, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`, c.ShopperID, c.Name, c.Email, foldEmail(c.Email), phone, tx.now)
+	err := tx.get(ctx, &c.ID, `INSERT INTO checkouts (shopper_id, name, email, email_key, phone, created_at, name_key, phone_key)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`, c.ShopperID, c.Name, c.Email, foldEmail(c.Email), phone, tx.now,
+		foldName(c.Name), phoneKey(c.Phone))
 	if err != nil {
 		return fmt.Errorf("insert checkout: %w", err)
 	}

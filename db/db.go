@@ -72,6 +72,12 @@ type Store struct {
 
 	stmts *stmtcache.Cache
 	keys  keyCache
+	// orderSearchCap, when set (tests), replaces the const of the same
+	// name: how many matches an orders search reads before it walks.
+	orderSearchCap int
+	// orderSearchWindow, when set (tests), replaces the const of the same
+	// name: how many orders a search that matches many walks for a page.
+	orderSearchWindow int64
 	// counterReads and authReads share the change counters' reads, both or
 	// the auth counter alone (counters.go).
 	counterReads counters.SharedReads[counters.Values]

@@ -123,3 +123,11 @@ func (s *Store) RunInTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	_, err := inTx(ctx, s, func(tx *Tx) (struct{}, error) { return struct{}{}, fn(tx.Tx) })
 	return err
 }
+
+// SetOrderSearchCap makes an orders search walk orders newest first once
+// its keys match more than n checkouts, for the tests of both ways.
+func (s *Store) SetOrderSearchCap(n int) { s.orderSearchCap = n }
+
+// SetOrderSearchWindow makes a search that matches many checkouts walk at
+// most n orders for a page.
+func (s *Store) SetOrderSearchWindow(n int64) { s.orderSearchWindow = n }

@@ -215,19 +215,33 @@ const consoleOrderFrom = orderFrom + ` JOIN pets p ON p.id = o.pet_id LEFT JOIN 
 type ConsoleOrderFilter struct {
 	Complete *bool
 	PetID    int64
+	// Search finds orders by their number, the buyer's name, email or
+	// phone (a prefix of each, case aside; SPEC §10).
+	Search string
 	// BeforeID pages backwards: only orders with a smaller id.
 	BeforeID int64
 	Limit    int
 }
 
 // FindConsoleOrders lists open and complete orders, newest first, and
-// reports whether older ones follow.
-func (s *Store) FindConsoleOrders(ctx context.Context, f ConsoleOrderFilter) ([]*ConsoleOrder, bool, error) {
+// returns the BeforeID of the next page, 0 when no older ones follow. A search runs unprepared on
+// PostgreSQL: its plan depends on its values (listSelector).
+// Errors: validation_failed (a search text that cannot be one, field q).
+func (s *Store) FindConsoleOrders(ctx context.Context, f ConsoleOrderFilter) ([]*ConsoleOrder, int64, error) {
+	if why := searchProblem(f.Search); why != "" {
+		var p Problems
+		p.Add("q", "%s", why)
+		return nil, 0, p.Err()
+	}
+	if search := parseOrderSearch(f.Search); search != nil {
+		return s.findSearchedOrders(ctx, f, search)
+	}
 	var w where
 	visibleOrders(&w, f.Complete, f.PetID)
 	page := Page{AfterID: f.BeforeID, Limit: f.Limit}
 	tail := page.newestFirst(&w, "o.id")
-	return selectPage[*ConsoleOrder](ctx, s, "console orders", page, `SELECT `+consoleOrderCols+consoleOrderFrom+w.String()+tail, w.args...)
+	rows, more, err := selectPage[*ConsoleOrder](ctx, s, "console orders", page, `SELECT `+consoleOrderCols+consoleOrderFrom+w.String()+tail, w.args...)
+	return rows, nextOrder(rows, more), err
 }
 
 // FindConsoleOrder returns one open or complete order as the console shows

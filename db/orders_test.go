@@ -205,9 +205,9 @@ func TestFindConsoleOrders(t *testing.T) {
 			}
 			return out
 		}
-		all, more, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{})
-		if err != nil || more {
-			t.Fatalf("find = %v, more %v", err, more)
+		all, next, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{})
+		if more := next != 0; err != nil || more {
+			t.Fatalf("find = %v, next %d", err, next)
 		}
 		if got := ids(all); len(got) != 3 || got[0] != o3.ID || got[1] != o2.ID || got[2] != o1.ID {
 			t.Fatalf("orders = %v, want newest first without the cancelled one", got)
@@ -222,29 +222,29 @@ func TestFindConsoleOrders(t *testing.T) {
 		if err != nil || len(openOrders) != 1 || openOrders[0].ID != o1.ID {
 			t.Fatalf("open orders of Tweety = %v, %v", ids(openOrders), err)
 		}
-		page, more, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{Limit: 1, BeforeID: o3.ID})
-		if err != nil || !more || len(page) != 1 || page[0].ID != o2.ID {
-			t.Fatalf("page = %v, more %v, %v", ids(page), more, err)
+		page, next, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{Limit: 1, BeforeID: o3.ID})
+		if err != nil || next != o2.ID || len(page) != 1 || page[0].ID != o2.ID {
+			t.Fatalf("page = %v, next %d, %v", ids(page), next, err)
 		}
 		// Paging one by one walks every order newest first; the last page
 		// says no more, as does a page that is exactly full.
 		var walked []int64
 		for before := int64(0); ; {
-			page, more, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{Limit: 1, BeforeID: before})
+			page, next, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{Limit: 1, BeforeID: before})
 			if err != nil || len(page) != 1 {
 				t.Fatalf("page before %d = %v, %v", before, ids(page), err)
 			}
 			walked = append(walked, page[0].ID)
-			if !more {
+			if next == 0 {
 				break
 			}
-			before = page[0].ID
+			before = next
 		}
 		if diff := cmp.Diff(ids(all), walked); diff != "" {
 			t.Fatalf("paged one by one (-want +got):\n%s", diff)
 		}
-		if full, more, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{Limit: 3}); err != nil || more || len(full) != 3 {
-			t.Fatalf("exactly full page = %v, more %v, %v", ids(full), more, err)
+		if full, next, err := s.FindConsoleOrders(ctx, db.ConsoleOrderFilter{Limit: 3}); err != nil || next != 0 || len(full) != 3 {
+			t.Fatalf("exactly full page = %v, next %d, %v", ids(full), next, err)
 		}
 		one, err := s.FindConsoleOrder(ctx, o2.ID)
 		if err != nil || one.PetName != "Polly" || one.Quantity != 2 {

@@ -89,7 +89,7 @@ func ErrorPage(v ErrorView) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = layout.Base(errorTitle(v.Status), errorStylesheet(v)).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = layout.Base(ErrorTitle(v.Status), errorStylesheet(v)).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -179,7 +179,7 @@ func errorArticle(v ErrorView, alert bool) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var6 string
-		templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(errorTitle(v.Status))
+		templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(ErrorTitle(v.Status))
 		if templ_7745c5c3_Err != nil {
 			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/errors.templ`, Line: 56, Col: 28}
 		}
@@ -258,7 +258,8 @@ func errorStylesheet(v ErrorView) string {
 	return static.ShopCSS
 }
 
-func errorTitle(status int) string {
+// ErrorTitle is an error page's heading for its status.
+func ErrorTitle(status int) string {
 	switch {
 	case status == 404:
 		return "Not found"

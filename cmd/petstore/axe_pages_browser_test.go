@@ -132,6 +132,21 @@ func TestAxeBrowserConsole(t *testing.T) {
 	page("new category", "/staff/categories/new")
 	page("category", "/staff/categories/"+fmtID(bella.CategoryID)+"/edit")
 	page("missing page", "/staff/no-such-page")
+
+	// Finding things (issue 42): searches with and without matches, a
+	// search refused in the console's layout, a refused export with its
+	// error summary, the audit log's filters and changes, the menu open.
+	page("orders searched", "/staff/orders?q=1")
+	page("orders searched, nothing found", "/staff/orders?q=nobody")
+	page("orders, a search refused", "/staff/orders?q=a%00")
+	page("catalog searched", "/staff/catalog?q=bel")
+	page("inventory searched", "/staff/inventory?q=bel")
+	page("orders, a refused export", "/staff/orders/export?from=2026-02-10&to=2026-01-01")
+	page("audit log filtered", "/staff/audit?actor=ali&action=key")
+	cb.navigate(chromedp.Navigate(ts.URL + "/staff/orders"))
+	cb.waitJS(`document.readyState === "complete" && !!window.htmx`)
+	browse(t, ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector("[data-testid=menu-toggle]").click()`))
+	wantAxeClean(t, ctx, "orders, the menu open")
 }
 
 // TestAxeBrowserConsoleTeam walks the pages of SPEC §16: the Team page

@@ -132,6 +132,8 @@ func TestConsoleBrowserSidebarContrast(t *testing.T) {
 				return err
 			}))
 			cb.navigate(chromedp.Navigate(ts.URL + "/staff/inventory"))
+			// At 360 px the navigation folds behind the Menu button: open it.
+			browse(t, ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector(".side.folding:not(.open) [data-testid=menu-toggle]")?.click()`))
 			texts := read(t, ctx, chromedp.Evaluate[[]sidebarText](sidebarTextsJS))
 			if len(texts) < 8 {
 				t.Fatalf("%s, %d px: only %d sidebar texts: %+v", scheme, width, len(texts), texts)

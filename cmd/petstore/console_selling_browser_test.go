@@ -66,7 +66,7 @@ func TestConsoleSellingBrowser(t *testing.T) {
 	screenshot(t, ctx, "pet-form")
 	cb.navigate(chromedp.Click(chromedp.CSS(`[data-testid="save-pet"]`)))
 	cb.waitText(`[data-testid="flash"]`, "Pet “Charlie” saved.")
-	cb.waitText(row+` [data-testid="pet-price"]`, "349.99 EUR")
+	cb.waitText(row+` [data-testid="pet-price"]`, "€349.99")
 	cb.waitText(row+` [data-testid="pet-breed"]`, "Cavalier")
 	saved, err := ts.Store.FindPetByID(bg, pet.ID)
 	if err != nil {
@@ -98,7 +98,7 @@ func TestConsoleSellingBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	shopRow := `#order-` + strconv.FormatInt(checkout.Orders[0].ID, 10)
-	cb.waitText(shopRow+` [data-testid="order-total"]`, "699.98 EUR")
+	cb.waitText(shopRow+` [data-testid="order-total"]`, "€699.98")
 	cb.wantSamePage()
 	cb.waitText(shopRow+` [data-testid="order-unit-price"]`, "349.99")
 	cb.waitText(shopRow+` [data-testid="buyer-name"]`, "Grace Hopper")
@@ -114,7 +114,7 @@ func TestConsoleSellingBrowser(t *testing.T) {
 	cb.apiJSON(http.MethodPost, "/api/store/orders", partner, `{"petId": `+strconv.FormatInt(cb.pet("Max").ID, 10)+`, "quantity": 1}`, 201, &apiOrder)
 	apiRow := `#order-` + strconv.FormatInt(apiOrder.ID, 10)
 	cb.waitText(apiRow+` [data-testid="order-buyer"]`, "API · partner")
-	cb.waitText(apiRow+` [data-testid="order-total"]`, "560.00 EUR")
+	cb.waitText(apiRow+` [data-testid="order-total"]`, "€560.00")
 	if n := read(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll(`+q(apiRow+` a[href^="mailto:"]`)+`).length`)); n != 0 {
 		t.Errorf("the API order has %d email links", n)
 	}
@@ -143,13 +143,13 @@ func TestConsoleSellingBrowser(t *testing.T) {
 	// elsewhere (the API) updates both without a reload.
 	cb.navigate(chromedp.Navigate(ts.URL + "/staff"))
 	cb.waitLive()
-	cb.waitText(`[data-testid="revenue-today"] .value`, "1,259.98 EUR")
-	cb.waitText(`[data-testid="open-value"] .value`, "1,259.98 EUR")
+	cb.waitText(`[data-testid="revenue-today"] .value`, "€1,259.98")
+	cb.waitText(`[data-testid="open-value"] .value`, "€1,259.98")
 	screenshot(t, ctx, "dashboard")
 	cb.markPage()
 	cb.api(http.MethodDelete, "/api/store/orders/"+strconv.FormatInt(apiOrder.ID, 10), partner, "", http.StatusNoContent)
-	cb.waitText(`[data-testid="revenue-today"] .value`, "699.98 EUR")
-	cb.waitText(`[data-testid="open-value"] .value`, "699.98 EUR")
+	cb.waitText(`[data-testid="revenue-today"] .value`, "€699.98")
+	cb.waitText(`[data-testid="open-value"] .value`, "€699.98")
 	cb.wantSamePage()
 	screenshot(t, ctx, "dashboard-after-cancel")
 
@@ -158,9 +158,10 @@ func TestConsoleSellingBrowser(t *testing.T) {
 	// the pages themselves do not scroll sideways.
 	browse(t, ctx, chromedp.EmulateViewport(360, 800))
 	cb.navigate(chromedp.Reload())
-	cb.waitText(`[data-testid="revenue-today"] .value`, "699.98 EUR")
+	cb.waitText(`[data-testid="revenue-today"] .value`, "€699.98")
 	cb.wantNoSidewaysScroll()
 	screenshot(t, ctx, "dashboard-narrow")
+	browse(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="menu-toggle"]`))) // the navigation folds at 360 px
 	cb.navigate(chromedp.Click(chromedp.CSS(`[data-testid="nav-orders"]`)))
 	cb.waitText(shopRow+` [data-testid="buyer-name"]`, "Grace Hopper")
 	if !read(t, ctx, chromedp.Evaluate[bool](`(() => { const w = document.querySelector('[data-testid="orders"]').closest(".table-wrap");

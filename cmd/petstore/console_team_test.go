@@ -50,7 +50,7 @@ func TestConsoleTeamEndsSessions(t *testing.T) {
 		// turns it on stays; any other would end).
 		u4 := users["2fa-off"]
 		enrol := a.base + "/staff/account/2fa"
-		m := regexp.MustCompile(`data-testid="totp-secret">([A-Z2-7]+)<`).FindSubmatch(u4.visit("GET", enrol, nil).body)
+		m := regexp.MustCompile(`data-secret="([A-Z2-7]+)"`).FindSubmatch(u4.visit("GET", enrol, nil).body)
 		if m == nil {
 			t.Fatal("no secret on the enrolment page")
 		}

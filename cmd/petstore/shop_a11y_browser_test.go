@@ -96,7 +96,7 @@ func TestShopBrowserResultsLiveRegion(t *testing.T) {
 	if got := read(t, ctx, chromedp.Evaluate[string](region+`?.getAttribute("aria-live") || ""`)); got != "polite" {
 		t.Fatalf(`#results-count aria-live = %q, want "polite"`, got)
 	}
-	sb.waitText(`#results-count`, "More than "+strconv.Itoa(shopPage)+" pets found.")
+	sb.waitText(`#results-count`, "The first "+strconv.Itoa(shopPage)+" pets found; more below.")
 	browse(t, ctx, chromedp.Evaluate[chromedp.Void](`window.__region = `+region))
 
 	browse(t, ctx, chromedp.SendKeys(chromedp.CSS(`#q`), "Lu"))

@@ -90,9 +90,9 @@ func (h *Handler) ChangePassword(c *fiber.Ctx) error {
 		pf.Errors["current"] = "cannot be checked now: " + lockedCurrentMessage
 		status = fiber.StatusTooManyRequests
 	case currentWrong:
-		pf.Errors["current"] = "is not your current password"
+		pf.Errors["current"] = notCurrent(u)
 	case currentWrongLocking:
-		pf.Errors["current"] = "is not your current password. " + lockingCurrentMessage
+		pf.Errors["current"] = notCurrent(u) + ". " + lockingCurrentMessage
 	default:
 		if len(pf.Errors) == 0 && db.PasswordMatches(u.PasswordHash, password) {
 			pf.Errors["password"] = "must differ from your current password"
@@ -113,11 +113,12 @@ func (h *Handler) ChangePassword(c *fiber.Ctx) error {
 		return err
 	}
 	h.Logger.Info("staff password changed", "user", u.Username)
-	to := "/staff/account"
 	if u.MustChangePassword {
-		to = "/staff" // on to the console (or to the next step)
+		// A first sign-in (or one after a reset): nothing else was signed
+		// in with the one-time password worth a word.
+		return h.flashRedirect(c, "Your password is set. Welcome to the console.", "/staff") // on to the console (or to the next step)
 	}
-	return h.flashRedirect(c, "Your password is changed. Your other sign-ins have ended.", to)
+	return h.flashRedirect(c, "Your password is changed. Your other sign-ins have ended.", "/staff/account")
 }
 
 // TurnOffTwoFactor turns the user's own two-factor sign-in off: POST
@@ -198,4 +199,13 @@ func (h *Handler) checkCurrentPassword(c *fiber.Ctx, u *db.StaffUser, current, f
 		return currentWrong, nil
 	}
 	return currentRight, h.Store.ClearLoginFailures(ctx, u.Username, ip)
+}
+
+// notCurrent says the password typed as the current one is not it, in the
+// words of the form: at a forced change it is the one-time password.
+func notCurrent(u *db.StaffUser) string {
+	if u.MustChangePassword {
+		return "is not the one-time password you signed in with"
+	}
+	return "is not your current password"
 }

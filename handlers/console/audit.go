@@ -14,7 +14,7 @@ import (
 )
 
 // auditParams are the audit page's filters, by their query names.
-var auditParams = []string{"actorType", "actorId", "action", "targetType", "targetId", "from", "to"}
+var auditParams = []string{"actorType", "actorId", "actor", "action", "targetType", "targetId", "from", "to"}
 
 // Audit is the audit log (SPEC §16, admins only): newest first, a page of
 // pageSize, filtered by actor, action, target and dates (UTC days). Bad
@@ -24,14 +24,16 @@ func (h *Handler) Audit(c *fiber.Ctx) error {
 	for _, name := range auditParams {
 		q[name] = strings.TrimSpace(c.Query(name))
 	}
-	v := view.AuditView{ActorType: q["actorType"], ActorID: q["actorId"], Action: q["action"],
+	v := view.AuditView{ActorType: q["actorType"], ActorID: q["actorId"], Actor: q["actor"], Action: q["action"],
 		TargetType: q["targetType"], TargetID: q["targetId"], From: q["from"], To: q["to"]}
 	before, err := web.FormQueryID(c, "before")
 	if err != nil {
 		return err
 	}
 	dates, err := db.ParseDateRange(q["from"], q["to"], false, 0)
-	f := db.AuditFilter{ActorType: v.ActorType, ActorID: v.ActorID, Action: v.Action,
+	// The action is a prefix here ("webhook" finds every webhook change),
+	// the actor a staff user's name or its start (SPEC §10).
+	f := db.AuditFilter{ActorType: v.ActorType, ActorID: v.ActorID, ActorName: v.Actor, ActionPrefix: strings.ToLower(v.Action),
 		TargetType: v.TargetType, TargetID: v.TargetID, Dates: dates}
 	if err == nil {
 		err = f.Validate()

@@ -39,7 +39,7 @@ func TestConsoleDashboardTakings(t *testing.T) {
 			}
 			return o
 		}
-		takings(t, b.Get("/staff").WantStatus(http.StatusOK), "0.00 EUR", "0.00 EUR")
+		takings(t, b.Get("/staff").WantStatus(http.StatusOK), "€0.00", "€0.00")
 
 		// 2 × 1,250.00 bought in the storefront stays open; 4 × 2.50 is
 		// completed; 1 × 1,250.00 is cancelled.
@@ -52,18 +52,18 @@ func TestConsoleDashboardTakings(t *testing.T) {
 		b.HXPost("/staff/orders/"+handlerstest.Itoa(done.ID)+"/complete", nil).WantStatus(http.StatusOK)
 		b.HXPost("/staff/orders/"+handlerstest.Itoa(gone.ID)+"/cancel", nil).WantStatus(http.StatusOK)
 		p := b.Get("/staff").WantStatus(http.StatusOK)
-		takings(t, p, "2,510.00 EUR", "2,500.00 EUR")
+		takings(t, p, "€2,510.00", "€2,500.00")
 		// The live refresh (htmx, on every order event) carries them too.
-		takings(t, b.HX("/staff").WantStatus(http.StatusOK), "2,510.00 EUR", "2,500.00 EUR")
-		if got := browsertest.Text(p.ID("recent-orders").Find("tbody")); !contains(got, "Rex 2 2,500.00 EUR") {
+		takings(t, b.HX("/staff").WantStatus(http.StatusOK), "€2,510.00", "€2,500.00")
+		if got := browsertest.Text(p.ID("recent-orders").Find("tbody")); !contains(got, "Rex 2 €2,500.00") {
 			t.Errorf("newest open orders = %q", got)
 		}
 
 		// A new day (UTC): nothing placed yet today, the open order still open.
 		a.Clock.IntoNextDay(time.Minute)
 		b.Follow(b.Login(handlerstest.StaffName, handlerstest.StaffPassword).WantStatus(http.StatusSeeOther)) // a sign-in lasts 12 hours
-		takings(t, b.Get("/staff").WantStatus(http.StatusOK), "0.00 EUR", "2,500.00 EUR")
+		takings(t, b.Get("/staff").WantStatus(http.StatusOK), "€0.00", "€2,500.00")
 		place(tom, 1)
-		takings(t, b.Get("/staff").WantStatus(http.StatusOK), "2.50 EUR", "2,502.50 EUR")
+		takings(t, b.Get("/staff").WantStatus(http.StatusOK), "€2.50", "€2,502.50")
 	})
 }

@@ -20,7 +20,7 @@ func (h *Handler) Inventory(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	pf := db.PetFilter{CategoryID: f.id, Page: db.Page{AfterID: f.from, Limit: pageSize}}
+	pf := db.PetFilter{CategoryID: f.id, Query: f.search, Page: db.Page{AfterID: f.from, Limit: pageSize}}
 	if f.word != "" {
 		pf.Statuses = []string{f.word}
 	}
@@ -29,7 +29,7 @@ func (h *Handler) Inventory(c *fiber.Ctx) error {
 		return err
 	}
 	csrf := browser.CSRFToken(c)
-	v := view.InventoryView{CSRF: csrf, Status: f.word, CategoryID: f.id, RowsURL: f.url(f.from)}
+	v := view.InventoryView{CSRF: csrf, Status: f.word, CategoryID: f.id, Search: f.search, RowsURL: f.url(f.from)}
 	for _, p := range pets {
 		v.Rows = append(v.Rows, view.InventoryRow{Pet: p, CSRF: csrf, Value: strconv.FormatInt(p.Stock, 10)})
 	}

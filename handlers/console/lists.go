@@ -3,6 +3,8 @@ package console
 import (
 	"net/url"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -13,9 +15,12 @@ import (
 // pageSize is how many rows a console list shows at once.
 const pageSize = 100
 
+// searchParam is the search box's parameter on every console list.
+const searchParam = "q"
+
 // listQuery describes the query of a filtered console list: one word
-// filter, one id filter and the id its page starts from, by their
-// parameters' names.
+// filter, one id filter, the search box (q) and the id its page starts
+// from, by their parameters' names.
 type listQuery struct {
 	path                   string // the list's page
 	wordName, idName, from string // the parameters
@@ -37,6 +42,8 @@ type listFilter struct {
 	word string
 	id   int64 // 0: any
 	from int64 // 0: the first page
+	// search is the search box's text, trimmed; "" searches nothing.
+	search string
 }
 
 // parse reads the request's filter. Errors: bad_request.
@@ -46,6 +53,9 @@ func (q listQuery) parse(c *fiber.Ctx) (listFilter, error) {
 		return f, web.BadParam(q.wordName, "must be %s", q.wordChoices)
 	}
 	var err error
+	if f.search, err = querySearch(c); err != nil {
+		return f, err
+	}
 	if f.id, err = web.FormQueryID(c, q.idName); err != nil {
 		return f, err
 	}
@@ -65,6 +75,9 @@ func (f listFilter) url(from int64) string {
 	if f.word != "" {
 		v.Set(f.q.wordName, f.word)
 	}
+	if f.search != "" {
+		v.Set(searchParam, f.search)
+	}
 	for name, id := range map[string]int64{f.q.idName: f.id, f.q.from: from} {
 		if id > 0 {
 			v.Set(name, strconv.FormatInt(id, 10))
@@ -74,4 +87,16 @@ func (f listFilter) url(from int64) string {
 		return f.q.path
 	}
 	return f.q.path + "?" + v.Encode()
+}
+
+// querySearch reads the search box (q), trimmed. Errors: bad_request.
+func querySearch(c *fiber.Ctx) (string, error) {
+	s := strings.TrimSpace(c.Query(searchParam))
+	if why := db.SearchProblem(s); why != "" {
+		return "", web.BadParam(searchParam, "%s", why)
+	}
+	if utf8.RuneCountInString(s) > db.MaxSearchLen {
+		return "", web.BadParam(searchParam, "must be at most %d characters", db.MaxSearchLen)
+	}
+	return s, nil
 }

@@ -15,31 +15,40 @@ import (
 // Orders lists orders newest first; htmx refetches the table body
 // on every order event, so new orders appear without a reload.
 func (h *Handler) Orders(c *fiber.Ctx) error {
+	return h.ordersPage(c, nil)
+}
+
+// ordersPage renders the orders page; export, when set, is what a refused
+// export leaves in its form (the dates as typed, the problems).
+func (h *Handler) ordersPage(c *fiber.Ctx, export *view.OrdersView) error {
 	ctx := c.UserContext()
 	f, err := orderQuery.parse(c)
 	if err != nil {
 		return err
 	}
-	dbf := db.ConsoleOrderFilter{PetID: f.id, BeforeID: f.from, Limit: pageSize}
+	dbf := db.ConsoleOrderFilter{PetID: f.id, Search: f.search, BeforeID: f.from, Limit: pageSize}
 	if f.word != "" {
 		complete := f.word == db.OrderComplete
 		dbf.Complete = &complete
 	}
-	orders, more, err := h.Store.FindConsoleOrders(ctx, dbf)
+	orders, next, err := h.Store.FindConsoleOrders(ctx, dbf)
 	if err != nil {
 		return err
 	}
 	csrf := browser.CSRFToken(c)
 	today := h.Now().UTC()
-	v := view.OrdersView{CSRF: csrf, State: f.word, PetID: f.id, RowsURL: f.url(f.from),
+	v := view.OrdersView{CSRF: csrf, State: f.word, PetID: f.id, Search: f.search, RowsURL: f.url(f.from),
 		ExportFrom: today.AddDate(0, 0, -30).Format(time.DateOnly), ExportTo: today.Format(time.DateOnly)}
+	if export != nil {
+		v.ExportFrom, v.ExportTo, v.ExportOpen, v.ExportErrors = export.ExportFrom, export.ExportTo, true, export.ExportErrors
+	}
 	for _, o := range orders {
 		v.Rows = append(v.Rows, view.OrderRow{Order: o, CSRF: csrf})
 	}
-	if more {
-		v.NextURL = f.url(orders[len(orders)-1].ID)
+	if next > 0 {
+		v.NextURL = f.url(next)
 	}
-	if web.IsHTMX(c) {
+	if web.IsHTMX(c) && export == nil {
 		return web.Render(c, view.OrderRows(v))
 	}
 	if f.id > 0 {
@@ -54,7 +63,7 @@ func (h *Handler) Orders(c *fiber.Ctx) error {
 		return err
 	}
 	ch.Live = true
-	return web.RenderPage(c, view.OrdersPage(ch, v), view.OrderRows(v))
+	return web.Render(c, view.OrdersPage(ch, v))
 }
 
 // CompleteOrder completes an order (Store.UpdateOrder) and answers

@@ -51,7 +51,7 @@ func TestConsoleOrdersBuyerAndTotals(t *testing.T) {
 			for _, tc := range []struct {
 				order       int64
 				unit, total string
-			}{{shop.ID, "1,250.00", "2,500.00 EUR"}, {noPhone.Orders[0].ID, "1,250.00", "1,250.00 EUR"}, {api.ID, "1,250.00", "1,250.00 EUR"}} {
+			}{{shop.ID, "1,250.00", "€2,500.00"}, {noPhone.Orders[0].ID, "1,250.00", "€1,250.00"}, {api.ID, "1,250.00", "€1,250.00"}} {
 				if got := cell(tc.order, "order-unit-price"); got != tc.unit {
 					t.Errorf("order %d unit price = %q, want %q", tc.order, got, tc.unit)
 				}
@@ -98,7 +98,7 @@ func TestConsoleOrdersBuyerAndTotals(t *testing.T) {
 			b.HXPost("/staff/orders/"+handlerstest.Itoa(shop.ID)+"/complete", nil).WantStatus(http.StatusOK)
 			p := b.HXPost("/staff/orders/"+handlerstest.Itoa(shop.ID)+"/cancel", nil).WantStatus(http.StatusConflict)
 			row := p.Find("#order-" + handlerstest.Itoa(shop.ID))
-			if got := browsertest.Text(row.Find(`[data-testid="order-total"]`)); got != "2,500.00 EUR" {
+			if got := browsertest.Text(row.Find(`[data-testid="order-total"]`)); got != "€2,500.00" {
 				t.Errorf("total = %q", got)
 			}
 			if got := browsertest.Text(row.Find(`[data-testid="buyer-name"]`)); got != "Ada Lovelace" {

@@ -70,7 +70,7 @@ func TestConsolePetSellingFields(t *testing.T) {
 			p = b.Follow(p)
 			row := p.Find(`[data-testid="pet-row"]`).Last()
 			id = mustAtoi(t, row.AttrOr("data-pet-id", ""))
-			if got := browsertest.Text(row.Find(`[data-testid="pet-price"]`)); got != "129.50 CHF" {
+			if got := browsertest.Text(row.Find(`[data-testid="pet-price"]`)); got != "CHF 129.50" {
 				t.Errorf("catalog price = %q", got)
 			}
 			if got := browsertest.Text(row.Find(`[data-testid="pet-breed"]`)); got != "Beagle" {
@@ -90,7 +90,7 @@ func TestConsolePetSellingFields(t *testing.T) {
 			b.Post("/staff/pets/"+handlerstest.Itoa(id), form("price", " 1250 ", "birthDate", today, "breed", "Mixed", "description", long)).
 				WantRedirect("/staff/catalog")
 			wantPet(t, a, id, 125000, &longStored, ptr("Mixed"), &today)
-			if got := browsertest.Text(b.Get("/staff/catalog").Find(`[data-pet-id="` + handlerstest.Itoa(id) + `"] [data-testid="pet-price"]`)); got != "1,250.00 CHF" {
+			if got := browsertest.Text(b.Get("/staff/catalog").Find(`[data-pet-id="` + handlerstest.Itoa(id) + `"] [data-testid="pet-price"]`)); got != "CHF 1,250.00" {
 				t.Errorf("catalog price = %q", got)
 			}
 		})

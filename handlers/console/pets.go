@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"net/url"
 	"strconv"
 
 	"github.com/gofiber/fiber/v2"
@@ -19,13 +20,21 @@ func (h *Handler) Catalog(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v := view.CatalogView{CSRF: browser.CSRFToken(c)}
+	search, err := querySearch(c)
+	if err != nil {
+		return err
+	}
+	v := view.CatalogView{CSRF: browser.CSRFToken(c), Search: search}
 	var more bool
-	if v.Pets, more, err = h.Store.FindPets(ctx, db.PetFilter{Page: db.Page{AfterID: after, Limit: pageSize}}); err != nil {
+	if v.Pets, more, err = h.Store.FindPets(ctx, db.PetFilter{Query: search, Page: db.Page{AfterID: after, Limit: pageSize}}); err != nil {
 		return err
 	}
 	if more {
-		v.NextURL = "/staff/catalog?after=" + strconv.FormatInt(v.Pets[len(v.Pets)-1].ID, 10)
+		next := url.Values{"after": {strconv.FormatInt(v.Pets[len(v.Pets)-1].ID, 10)}}
+		if search != "" {
+			next.Set(searchParam, search)
+		}
+		v.NextURL = "/staff/catalog?" + next.Encode()
 	}
 	if v.Categories, _, err = h.Store.FindCategories(ctx, db.Page{Limit: db.MaxLimit}); err != nil {
 		return err

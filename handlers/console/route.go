@@ -62,7 +62,8 @@ func Streaming() Option { return func(o *routeOptions) { o.streaming = true } }
 // past the limit is 413, none of it read; CSRF then reads the token part
 // alone, see browser.CSRF).
 func New(h Handler) *Handler {
-	h.surface = &web.Surface{Errors: RenderError, Prefix: Prefix}
+	h.surface = &web.Surface{Prefix: Prefix}
+	h.surface.Errors = h.renderError
 	h.csrf = browser.CSRF(h.Sessions, SessionName)
 	return &h
 }

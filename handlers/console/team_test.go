@@ -14,6 +14,7 @@ import (
 	"petstore/db/dbtest"
 	"petstore/handlers"
 	"petstore/handlers/handlerstest"
+	"petstore/web/browser/browsertest"
 	"petstore/web/ratelimit"
 )
 
@@ -65,6 +66,16 @@ func TestTeamOneTimePassword(t *testing.T) {
 		if p.ID("nav-inventory").Length() != 0 || p.ID("twofactor").Length() != 0 {
 			t.Fatal("the forced change shows more than the password form")
 		}
+		// Issue 42: the form says which password it asks for first, and
+		// promises no ending of sign-ins the user never made.
+		if got := browsertest.Text(p.Find(`label[for="current-password"]`)); !strings.Contains(got, "One-time password") {
+			t.Errorf("the forced change's first field is labelled %q", got)
+		}
+		if strings.Contains(p.Text("password-rules"), "sign-ins end") {
+			t.Errorf("the forced change says %q", p.Text("password-rules"))
+		}
+		bob.Post("/staff/account/password", url.Values{"current": {"wrong"}, "password": {"a good long password"}, "confirm": {"a good long password"}}).
+			WantStatus(http.StatusUnprocessableEntity).WantText("error-current-password-error", "one-time password you signed in with")
 		for _, tc := range []struct {
 			form  url.Values
 			field string
@@ -82,6 +93,9 @@ func TestTeamOneTimePassword(t *testing.T) {
 			}
 		}
 		bob.Post("/staff/account/password", url.Values{"current": {password}, "password": {"bob's own long password"}, "confirm": {"bob's own long password"}}).WantRedirect("/staff")
+		if welcome := bob.Get("/staff").WantStatus(http.StatusOK).Text("flash"); strings.Contains(welcome, "other sign-ins") || !strings.Contains(welcome, "password is set") {
+			t.Errorf("after the first change the console says %q", welcome)
+		}
 		bob.Get("/staff/inventory").WantStatus(http.StatusOK)
 		bob.Get("/staff/team").WantStatus(http.StatusForbidden)
 		// The one-time password no longer signs in; the new one does.

@@ -310,3 +310,29 @@
     }
   });
 })();
+
+// The narrow screen's menu button: the sidebar (a top bar there) folds
+// its navigation and sign-out behind it. Escape closes it and gives focus
+// back to the button. Without this script the button stays hidden and
+// everything stays open.
+(function () {
+  "use strict";
+  var side = document.querySelector(".side");
+  var button = side && side.querySelector(".menu-toggle");
+  if (!button) return;
+  button.hidden = false;
+  side.classList.add("folding");
+  function set(open) {
+    side.classList.toggle("open", open);
+    button.setAttribute("aria-expanded", open ? "true" : "false");
+  }
+  button.addEventListener("click", function () {
+    set(!side.classList.contains("open"));
+  });
+  side.addEventListener("keydown", function (e) {
+    if (e.key === "Escape" && side.classList.contains("open")) {
+      set(false);
+      button.focus();
+    }
+  });
+})();

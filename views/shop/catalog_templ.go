@@ -240,7 +240,7 @@ func resultsSummary(v Catalog) string {
 	case v.Continued:
 		return strconv.Itoa(n) + " more " + plural(n, "pet", "pets") + " found."
 	case v.NextURL != "":
-		return "More than " + pets + " found."
+		return "The first " + pets + " found; more below."
 	}
 	return pets + " found."
 }
