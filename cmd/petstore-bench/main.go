@@ -89,7 +89,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.Pets, "pets", 10000, "pets to seed through the API")
 	fs.StringVar(&o.Profile, "profile", "", "write the server's CPU profile (pprof) of each row's peak phase to this directory")
 	fs.BoolVar(&o.UploadsOnly, "uploads-only", false, "measure only the photo upload rows (12-megapixel JPEG, 40-megapixel PNG): no endpoint rows, no ceilings")
-	fs.BoolVar(&o.Webhooks, "webhooks", false, "measure the webhook rows alone: POST orders without and with one webhook, and a 10,000-delivery backlog drained")
+	fs.BoolVar(&o.Webhooks, "webhooks", false, "measure the webhook rows alone: POST orders without webhooks, with one and with five, a 10,000-delivery backlog drained, and commit to receipt at half that rate")
 	fs.StringVar(&o.ServerRoot, "server-root", "", "build the measured server from the checkout in this directory instead of this one (the same load and report for a before/after comparison)")
 	fs.StringVar(&o.ServerCPUs, "server-cpus", "", "run the server on these CPUs only (taskset -c list, e.g. 0); run the bench itself with taskset -c on the others")
 	fs.BoolVar(&o.Endpoints, "endpoints-only", false, "measure the endpoint rows and the raw ceilings only: no upload, import or webhook rows (fits a build from before those features, with -server-root)")
