@@ -179,7 +179,10 @@ func newBrowser(t *testing.T, jsEnabled bool) context.Context {
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(allocCtx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	// Four minutes: some thirty browser tests run side by side on CI's two
+	// cores, each its own chromium, and the longest walks (the console's,
+	// the axe walks) take two minutes of that.
+	ctx, cancelTimeout := context.WithTimeout(ctx, 4*time.Minute)
 	t.Cleanup(func() {
 		cancelTimeout()
 		cancelTab()
