@@ -187,7 +187,7 @@ func TestConsoleBrowser(t *testing.T) {
 	screenshot(t, ctx, "usage-narrow")
 
 	// Sign out.
-	browse(t, ctx, chromedp.ResetViewport())
+	browse(t, ctx, chromedp.EmulateViewport(1280, 900)) // a desktop again: at the headless default (800 px) the navigation folds behind its menu button
 	cb.navigate(chromedp.Navigate(ts.URL + "/staff"))
 	cb.navigate(chromedp.Click(chromedp.CSS(`[data-testid="logout"]`)))
 	cb.waitText(`[data-testid="flash"]`, "You are signed out.")
