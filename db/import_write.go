@@ -48,13 +48,14 @@ var errImportTaken = errors.New("import taken over or finished elsewhere")
 // every row is written, one transaction shows them all at once
 // (publishImport).
 //
-// The run stops after the first batch past until (zero: never) and
+// The run stops after the first batch once pause is closed or fires (nil:
+// never; the caller's timer: the store reads no clock but its own) and
 // reports finished false: its caller runs it again to resume. An error
 // is returned when a batch failed (validation_failed for a file that is
 // no longer valid): the caller marks the import failed (FailImport),
 // which deletes what it wrote. A run that finds its import no longer its
 // own returns finished true and no error.
-func (s *Store) RunImport(ctx context.Context, im *Import, parse ImportParser, progress func(int64), until time.Time) (finished bool, err error) {
+func (s *Store) RunImport(ctx context.Context, im *Import, parse ImportParser, progress func(int64), pause <-chan time.Time) (finished bool, err error) {
 	if im.origin.ActorType != "" {
 		ctx = WithOrigin(ctx, Origin{
 			Actor:     Actor{Type: im.origin.ActorType, ID: im.origin.ActorID, Name: im.origin.ActorName},
@@ -75,10 +76,12 @@ func (s *Store) RunImport(ctx context.Context, im *Import, parse ImportParser, p
 		if err := w.flush(ctx); err != nil {
 			return err
 		}
-		if !until.IsZero() && time.Now().After(until) {
+		select {
+		case <-pause:
 			return errImportPaused
+		default:
+			return nil
 		}
-		return nil
 	})
 	if err == nil {
 		err = w.flush(ctx)

@@ -86,7 +86,7 @@ func TestImportFailureLeavesNothing(t *testing.T) {
 		if err != nil || !ok {
 			t.Fatalf("start: %v %v", ok, err)
 		}
-		if _, err := s.RunImport(ctx, started, lines(s), nil, time.Time{}); err == nil {
+		if _, err := s.RunImport(ctx, started, lines(s), nil, nil); err == nil {
 			t.Fatal("the import with a fault succeeded")
 		}
 		// What the job does with a failure it cannot show (web/imports).
@@ -120,7 +120,7 @@ func TestImportFailureLeavesNothing(t *testing.T) {
 		im = mustQueueImport(t, s, file, n)
 		started, _, _ = s.StartImport(ctx, im.ID)
 		var progress []int64
-		if _, err := s.RunImport(ctx, started, lines(s), func(n int64) { progress = append(progress, n) }, time.Time{}); err != nil {
+		if _, err := s.RunImport(ctx, started, lines(s), func(n int64) { progress = append(progress, n) }, nil); err != nil {
 			t.Fatal(err)
 		}
 		if fmt.Sprint(progress) != "[1000 2000 3000]" {
@@ -168,7 +168,7 @@ func TestImportProgressVisible(t *testing.T) {
 			if pets, _, err := s.FindPets(ctx, db.PetFilter{Page: db.Page{Limit: 10}}); err != nil || len(pets) != 0 {
 				t.Errorf("%d pets visible after %d rows written (%v), want 0 until the import succeeds", len(pets), n, err)
 			}
-		}, time.Time{})
+		}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +196,7 @@ func TestImportWrittenOnce(t *testing.T) {
 		}
 		errs := make(chan error, 2)
 		for range 2 {
-			go func() { _, err := s.RunImport(ctx, started, lines(s), nil, time.Time{}); errs <- err }()
+			go func() { _, err := s.RunImport(ctx, started, lines(s), nil, nil); errs <- err }()
 		}
 		for range 2 {
 			if err := <-errs; err != nil {

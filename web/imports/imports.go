@@ -156,11 +156,13 @@ func (im *Imports) step(ctx context.Context, id int64, slice time.Duration) (mor
 		_, err := petcsv.Read(r, today, emit)
 		return err
 	}
-	var until time.Time
+	var pause <-chan time.Time // a slice of the job's attempt, then it snoozes
 	if slice > 0 {
-		until = time.Now().Add(slice)
+		t := time.NewTimer(slice)
+		defer t.Stop()
+		pause = t.C
 	}
-	finished, err := im.store.RunImport(ctx, i, parse, nil, until)
+	finished, err := im.store.RunImport(ctx, i, parse, nil, pause)
 	switch {
 	case err == nil && !finished:
 		return true, nil
