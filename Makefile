@@ -45,12 +45,17 @@ RACE := -race
 # tests), keep both cores busy.
 PARALLEL := -p 4 -parallel 4
 
-# The input sweeps send thousands of hostile requests one after another on
-# one goroutine, and the refused-body test sends a megabyte a thousand times
-# to see every answer arrive (a TCP rule): nothing for the race detector to
-# watch, and five to ten times slower under it, so make test runs them in a
-# pass of their own without -race.
-SWEEPS := ^(TestSweep.*|TestRefusedBodyAnswerArrivesEveryTime)$$
+# Some tests run on one goroutine and only grind: the input sweeps send
+# thousands of hostile requests one after another, the refused-body test
+# sends a megabyte a thousand times to see every answer arrive (a TCP rule),
+# the orders search's plans test seeds 60,000 rows and runs every search
+# under EXPLAIN, the large-catalog migration builds its indexes on a big
+# table, and the photo sizes test re-encodes images. Nothing for the race
+# detector to watch (the code they reach is raced by the other tests), and
+# five to ten times slower under it (SQLite, pure Go, is instrumented
+# line by line), so make test runs them in a pass of their own without -race.
+NORACE := ^(TestSweep.*|TestRefusedBodyAnswerArrivesEveryTime|TestOrderSearchPlans|TestMigrateLargeCatalog|TestReencodeSizes)$$
+NORACE_PKGS := ./handlers/ ./db/ ./web/photo/
 # The soak tests place 50,000 orders (query plans without fresh statistics)
 # and export a million (the server's memory), on PostgreSQL, and place an
 # order every 20 ms beside a 200,000-row catalog import on SQLite: make
@@ -62,7 +67,7 @@ SOAKS := ^(TestPlansHoldWithoutFreshStatistics|TestExportStreamsAMillionOrders|T
 MEASURES := ^(TestOrderSearchAtAMillion)$$
 
 .PHONY: test
-test: ## gofmt check, templ and client freshness checks, go vet, staticcheck, go test -race (the sweeps without -race; the soak tests are test-soak's)
+test: ## gofmt check, templ and client freshness checks, go vet, staticcheck, go test -race (the one-goroutine grinders without -race; the soak tests are test-soak's)
 	@echo "== gofmt"; out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@echo "== templ freshness"; $(GO) tool templ generate >/dev/null 2>&1 || $(GO) tool templ generate; \
 	  stale=$$(git status --porcelain -- '*_templ.go'); if [ -n "$$stale" ]; then echo "generated templ files are stale or uncommitted:"; echo "$$stale"; exit 1; fi
@@ -70,8 +75,8 @@ test: ## gofmt check, templ and client freshness checks, go vet, staticcheck, go
 	  stale=$$(git status --porcelain -- web/client/petstoreapi); if [ -n "$$stale" ]; then echo "the generated API client is stale or uncommitted (make generate):"; echo "$$stale"; exit 1; fi
 	@echo "== go vet"; $(GO) vet ./...
 	@echo "== staticcheck"; $(MAKE) --no-print-directory staticcheck
-	@echo "== go test -race"; $(GO) test $(RACE) $(PARALLEL) -count=1 -timeout 20m -skip '$(SWEEPS)|$(SOAKS)|$(MEASURES)' ./...
-	@echo "== go test, the sweeps and the thousand refused bodies (without -race)"; $(GO) test -count=1 -timeout 5m -run '$(SWEEPS)' ./handlers/
+	@echo "== go test -race"; $(GO) test $(RACE) $(PARALLEL) -count=1 -timeout 20m -skip '$(NORACE)|$(SOAKS)|$(MEASURES)' ./...
+	@echo "== go test, the one-goroutine grinders (without -race: the sweeps, the refused bodies, the search plans, a large migration, photo sizes)"; $(GO) test $(PARALLEL) -count=1 -timeout 5m -run '$(NORACE)' $(NORACE_PKGS)
 	@shots=cmd/petstore/testdata/screenshots; if [ -d $$shots ]; then \
 	  echo "== screenshots of the browser tests in $$shots/:"; ls $$shots | sed 's/^/   /'; fi
 
@@ -86,10 +91,13 @@ measure-search: ## time the console's orders search at a million orders on SQLit
 # The app reads the time from one clock that tests pin relative to the real
 # present; PETSTORE_TEST_CLOCK_OFFSET moves every test clock, so this run
 # shows that no test depends on today's date. No -race: it repeats make
-# test's tests and is meant to be quick.
+# test's tests and is meant to be quick. -short leaves out what no test
+# clock reaches: the tests that run the built binary as a subprocess on the
+# real clock (kills, restarts, the CLI against a running server) and one
+# that waits out a real 10 s timeout; make test has just run them.
 .PHONY: test-future
-test-future: ## go test ./... with every test clock one year ahead (PETSTORE_TEST_CLOCK_OFFSET=8760h)
-	PETSTORE_TEST_CLOCK_OFFSET=8760h $(GO) test $(PARALLEL) -count=1 -timeout 20m -skip '$(SOAKS)|$(MEASURES)' ./...
+test-future: ## go test -short ./... with every test clock one year ahead (PETSTORE_TEST_CLOCK_OFFSET=8760h)
+	PETSTORE_TEST_CLOCK_OFFSET=8760h $(GO) test $(PARALLEL) -short -count=1 -timeout 20m -skip '$(SOAKS)|$(MEASURES)' ./...
 
 # staticcheck builds from its own module (.tools): goose pins a golang.org/x/exp
 # version the module proxy refuses, which staticcheck's imports would pull in here.
