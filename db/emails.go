@@ -226,23 +226,28 @@ type EnqueueEmail func(ctx context.Context, tx *sql.Tx, e QueuedEmail) error
 // ResendEmail queues an email again, whatever its state, under a new
 // generation and Message-ID (a new message, not a retry), audited as
 // email.resend; keep (no SMTP configured) keeps it again instead.
-// Errors: not_found.
+// Errors: not_found, validation_failed (its bodies were dropped, or it
+// could not be rendered: there is nothing to send).
 func (s *Store) ResendEmail(ctx context.Context, id int64, keep bool, domain string, enqueue EnqueueEmail) (*Email, error) {
 	err := inTxDo(ctx, s, func(tx *Tx) error {
 		var before struct {
 			Status     string `db:"status"`
 			Generation int64  `db:"generation"`
 			Dropped    bool   `db:"bodies_dropped"`
+			Unrendered bool   `db:"unrendered"`
 		}
-		err := tx.get(ctx, &before, `SELECT status, generation, bodies_dropped FROM emails WHERE id = $1`, id)
+		err := tx.get(ctx, &before, `SELECT status, generation, bodies_dropped, text_body = '' AS unrendered FROM emails WHERE id = $1`, id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound("Email", id)
 		}
 		if err != nil {
 			return fmt.Errorf("resend email: %w", err)
 		}
-		if before.Dropped {
+		switch {
+		case before.Dropped:
 			return Errorf(EValidationFailed, "Email %d is older than 90 days: its message is gone and cannot be sent again.", id)
+		case before.Unrendered:
+			return Errorf(EValidationFailed, "Email %d could not be made when its order changed: there is no message to send.", id)
 		}
 		gen := before.Generation + 1
 		status, sentAt := EmailQueued, (*time.Time)(nil)

@@ -71,8 +71,10 @@ type report struct {
 	Notes     []string
 	// WebhooksOnly: the -webhooks mode measured the webhook rows alone.
 	WebhooksOnly bool
-	Imports      []importCost // catalog imports, in order
-	ImportSizes  []int        // the import sizes asked for: their targets are judged
+	// EmailsOnly: the -emails mode measured the email rows alone.
+	EmailsOnly  bool
+	Imports     []importCost // catalog imports, in order
+	ImportSizes []int        // the import sizes asked for: their targets are judged
 	// ImportsOnly: the -import mode measured the imports alone.
 	ImportsOnly bool
 }
@@ -221,6 +223,9 @@ type target struct {
 func (r *report) targets() []target {
 	if r.WebhooksOnly {
 		return r.webhookTargets()
+	}
+	if r.EmailsOnly {
+		return r.emailTargets()
 	}
 	if r.ImportsOnly {
 		return r.importTargets()

@@ -147,8 +147,12 @@ func (e *Emails) fromEvents(ctx context.Context, b *db.RelayBatch) ([]river.JobA
 	if err != nil {
 		return nil, err
 	}
-	if e.renderer.Keep {
-		for _, m := range emails {
+	for _, m := range emails {
+		switch {
+		case m.Failure != "":
+			e.logger.Error("email: could not be rendered; written as failed", "kind", m.Kind, "dedupeKey", m.DedupeKey, "err", m.Failure)
+			e.metrics.unrendered(m.Kind)
+		case e.renderer.Keep:
 			e.metrics.kept(m.Kind)
 		}
 	}
@@ -221,7 +225,7 @@ func (e *Emails) work(ctx context.Context, job *river.Job[sendArgs]) error {
 
 // Resend queues an email again (a new Message-ID), or keeps it again
 // without SMTP; audited as email.resend. Errors: not_found,
-// validation_failed (its bodies were dropped).
+// validation_failed (its bodies were dropped, or it was never rendered).
 func (e *Emails) Resend(ctx context.Context, id int64) (*db.Email, error) {
 	return e.store.ResendEmail(ctx, id, e.sender == nil, e.renderer.Domain, func(ctx context.Context, tx *sql.Tx, q db.QueuedEmail) error {
 		return e.queue.InsertTx(ctx, tx, sendArgs{EmailID: q.ID, Generation: q.Generation})
