@@ -176,6 +176,7 @@ func newShoppers(ctx context.Context, base string, pets []int64, n int) ([]shopp
 			return nil, err
 		}
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Forwarded-For", shopperIP(uint64(1<<24-1-i)))
 		if resp, err = client.Do(req); err != nil {
 			return nil, err
 		}
@@ -212,16 +213,29 @@ func checkoutTargeter(base string, shoppers []shopper) vegeta.Targeter {
 	}
 	var next atomic.Uint64
 	return func(t *vegeta.Target) error {
-		p := ps[next.Add(1)%uint64(len(ps))]
-		*t = vegeta.Target{Method: http.MethodPost, URL: base + "/checkout", Body: p.body, Header: p.h}
+		n := next.Add(1)
+		p := ps[n%uint64(len(ps))]
+		h := p.h.Clone()
+		h.Set("X-Forwarded-For", shopperIP(n))
+		*t = vegeta.Target{Method: http.MethodPost, URL: base + "/checkout", Body: p.body, Header: h}
 		return nil
 	}
 }
 
+// shopperIP is the address the n-th storefront post comes from: a
+// storefront's posts come from many addresses, and each address may post
+// 60 forms a minute (browser.WebLimits), so the bench, a trusted proxy
+// (TRUSTED_PROXIES), forwards each from an address of its own in
+// 10.0.0.0/8.
+func shopperIP(n uint64) string {
+	return fmt.Sprintf("10.%d.%d.%d", n>>16&255, n>>8&255, n&255)
+}
+
 // emailServerEnv is the server's environment beyond serverEnv: no cap a
-// shopper could reach, and the sink when smtpURL is set.
+// shopper could reach, the bench trusted as a proxy (shopperIP), and the
+// sink when smtpURL is set.
 func emailServerEnv(smtpURL string) []string {
-	env := []string{"PETSTORE_SHOP_MAX_OPEN_UNITS=" + strconv.FormatInt(db.MaxInventoryQuantity, 10)}
+	env := []string{"PETSTORE_SHOP_MAX_OPEN_UNITS=" + strconv.FormatInt(db.MaxInventoryQuantity, 10), "TRUSTED_PROXIES=127.0.0.1"}
 	if smtpURL != "" {
 		env = append(env, "PETSTORE_SMTP_URL="+smtpURL, "PETSTORE_MAIL_FROM=shop@bench.example")
 	}

@@ -139,10 +139,12 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	defer os.RemoveAll(tmp)
 	loadBefore := loadAverage()
-	logf("making a 12-megapixel JPEG and a 40-megapixel PNG for the upload rows")
-	images, err := uploadImages()
-	if err != nil {
-		return err
+	var images []uploadImage
+	if !o.Webhooks && !o.Emails {
+		logf("making a 12-megapixel JPEG and a 40-megapixel PNG for the upload rows")
+		if images, err = uploadImages(); err != nil {
+			return err
+		}
 	}
 	cpus := fmt.Sprintf("%d CPUs shared by generator and server", runtime.NumCPU())
 	if o.ServerCPUs != "" {

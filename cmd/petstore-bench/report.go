@@ -160,7 +160,11 @@ func (r *report) writeTable(w io.Writer) {
 		if rw.HalfP99 > 0 {
 			half = ms(rw.HalfP99)
 		}
-		cells = append(cells, []string{rw.Endpoint, db, thousands(rw.Rate), ms(rw.P50), ms(rw.P99), half, strconv.Itoa(rw.Errors), r.ratio(rw),
+		p50, p99 := ms(rw.P50), ms(rw.P99)
+		if rw.P50 == 0 && rw.P99 == 0 {
+			p50, p99 = "–", "–" // a drain row without latencies
+		}
+		cells = append(cells, []string{rw.Endpoint, db, thousands(rw.Rate), p50, p99, half, strconv.Itoa(rw.Errors), r.ratio(rw),
 			micros(rw.ServerCPU), micros(rw.PostgresCPU)})
 	}
 	width := make([]int, len(head))
