@@ -161,8 +161,8 @@ func (r *report) writeTable(w io.Writer) {
 			half = ms(rw.HalfP99)
 		}
 		p50, p99 := ms(rw.P50), ms(rw.P99)
-		if rw.P50 == 0 && rw.P99 == 0 {
-			p50, p99 = "–", "–" // a drain row without latencies
+		if rw.Endpoint == emailDrain {
+			p50, p99 = "–", "–" // emails, not requests: no latencies measured
 		}
 		cells = append(cells, []string{rw.Endpoint, db, thousands(rw.Rate), p50, p99, half, strconv.Itoa(rw.Errors), r.ratio(rw),
 			micros(rw.ServerCPU), micros(rw.PostgresCPU)})
