@@ -307,8 +307,14 @@ func TestEmailTargets(t *testing.T) {
 	}
 	var b strings.Builder
 	r.write(&b)
-	if !strings.Contains(b.String(), "| "+emailDrain) || strings.Contains(b.String(), "0.00 ms") {
-		t.Errorf("report without the drain row, or with latencies it has not:\n%s", b.String())
+	drain := ""
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(line, "| "+emailDrain) {
+			drain = line
+		}
+	}
+	if drain == "" || strings.Contains(drain, " ms") {
+		t.Errorf("the drain row missing, or with latencies it has not:\n%s", b.String())
 	}
 }
 
