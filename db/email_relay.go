@@ -217,7 +217,15 @@ type NewEmail struct {
 	// Keep: no SMTP is configured; the email is kept in the database
 	// (status kept) and no job is queued.
 	Keep bool
+	// Failure, when set, is why the email could not be rendered (for the
+	// log): it is written without its parts, failed, with an attempt
+	// saying so, and no job is queued.
+	Failure string
 }
+
+// emailUnrendered is the attempt answer of an email that could not be
+// rendered: the console shows it; the error itself goes to the log.
+const emailUnrendered = "The message could not be made (a rendering error, in the server's log); nothing was sent."
 
 // QueuedEmail names an email row a job must send.
 type QueuedEmail struct {
@@ -235,13 +243,16 @@ func (tx *Tx) insertEmails(ctx context.Context, emails []NewEmail) ([]QueuedEmai
 	var queued []QueuedEmail
 	for _, e := range emails {
 		status := EmailQueued
-		if e.Keep {
+		switch {
+		case e.Failure != "":
+			status = EmailFailed
+		case e.Keep:
 			status = EmailKept
 		}
 		var id int64
 		err := tx.get(ctx, &id, `INSERT INTO emails (kind, dedupe_key, from_name, reply_to, to_name, to_addr, subject, text_body, html_body, message_id, status, created_at, sent_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', $10, $11, $12) ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`,
-			e.Kind, e.DedupeKey, e.FromName, e.ReplyTo, e.ToName, e.ToAddr, e.Subject, e.Text, e.HTML, status, tx.now, keptAt(e.Keep, tx.now))
+			e.Kind, e.DedupeKey, e.FromName, e.ReplyTo, e.ToName, e.ToAddr, e.Subject, e.Text, e.HTML, status, tx.now, keptAt(status == EmailKept, tx.now))
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}
@@ -251,8 +262,14 @@ func (tx *Tx) insertEmails(ctx context.Context, emails []NewEmail) ([]QueuedEmai
 		if _, err := tx.exec(ctx, `UPDATE emails SET message_id = $1 WHERE id = $2`, MessageID(id, 0, e.MessageIDDomain), id); err != nil {
 			return nil, fmt.Errorf("insert email: %w", err)
 		}
-		if !e.Keep {
+		switch status {
+		case EmailQueued:
 			queued = append(queued, QueuedEmail{ID: id})
+		case EmailFailed:
+			if _, err := tx.exec(ctx, `INSERT INTO email_attempts (email_id, at, duration_ms, outcome, answer) VALUES ($1, $2, 0, $3, $4)`,
+				id, tx.now, AttemptPermanent, emailUnrendered); err != nil {
+				return nil, fmt.Errorf("insert email: %w", err)
+			}
 		}
 	}
 	return queued, nil

@@ -182,40 +182,53 @@ func (s *Store) EmailToSend(ctx context.Context, id, generation int64) (*Email, 
 	return e, nil
 }
 
-// EmailOutcome is what one attempt decided.
+// EmailOutcome is what one attempt at the email ID of Generation decided.
 type EmailOutcome struct {
-	Attempt EmailAttempt
+	ID, Generation int64
+	Attempt        EmailAttempt
 	// Status is the email's state after it: queued (another attempt at
 	// NextAttemptAt), sent or failed.
 	Status        string
 	NextAttemptAt *time.Time
 }
 
-// RecordEmailAttempt writes an attempt of generation and the email's state
-// after it; an attempt of an older generation (resent meanwhile) is
-// recorded but changes no state. It reports whether the state changed.
-func (s *Store) RecordEmailAttempt(ctx context.Context, id, generation int64, o EmailOutcome) (bool, error) {
-	return inTx(ctx, s, func(tx *Tx) (bool, error) {
-		a := o.Attempt
-		if _, err := tx.exec(ctx, `INSERT INTO email_attempts (email_id, at, duration_ms, outcome, smtp_code, answer) VALUES ($1, $2, $3, $4, $5, $6)`,
-			id, a.At.UTC(), a.DurationMs, a.Outcome, a.SMTPCode, a.Answer); err != nil {
-			return false, fmt.Errorf("record email attempt: %w", err)
+// RecordEmailAttempts writes attempts, each with its email's state after
+// it, in one transaction (a send job's attempts together: one write, not
+// one per email, in SQLite's single writer's queue); an attempt of an
+// older generation (resent meanwhile) is recorded but changes no state.
+// It reports, for each, whether the state changed.
+func (s *Store) RecordEmailAttempts(ctx context.Context, os []EmailOutcome) ([]bool, error) {
+	if len(os) == 0 {
+		return nil, nil
+	}
+	return inTx(ctx, s, func(tx *Tx) ([]bool, error) {
+		changed := make([]bool, len(os))
+		for i, o := range os {
+			a := o.Attempt
+			if _, err := tx.exec(ctx, `INSERT INTO email_attempts (email_id, at, duration_ms, outcome, smtp_code, answer) VALUES ($1, $2, $3, $4, $5, $6)`,
+				o.ID, a.At.UTC(), a.DurationMs, a.Outcome, a.SMTPCode, a.Answer); err != nil {
+				return nil, fmt.Errorf("record email attempt: %w", err)
+			}
+			var sentAt *time.Time
+			if o.Status == EmailSent {
+				sentAt = &a.At
+			}
+			tried := 0
+			if a.Outcome == AttemptTemporary {
+				tried = 1
+			}
+			res, err := tx.exec(ctx, `UPDATE emails SET status = $1, next_attempt_at = $2, sent_at = COALESCE($3, sent_at), tries = tries + $4
+				WHERE id = $5 AND generation = $6 AND status = 'queued'`, o.Status, o.NextAttemptAt, sentAt, tried, o.ID, o.Generation)
+			if err != nil {
+				return nil, fmt.Errorf("record email attempt: %w", err)
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return nil, err
+			}
+			changed[i] = n == 1
 		}
-		var sentAt *time.Time
-		if o.Status == EmailSent {
-			sentAt = &a.At
-		}
-		tried := 0
-		if a.Outcome == AttemptTemporary {
-			tried = 1
-		}
-		res, err := tx.exec(ctx, `UPDATE emails SET status = $1, next_attempt_at = $2, sent_at = COALESCE($3, sent_at), tries = tries + $4
-			WHERE id = $5 AND generation = $6 AND status = 'queued'`, o.Status, o.NextAttemptAt, sentAt, tried, id, generation)
-		if err != nil {
-			return false, fmt.Errorf("record email attempt: %w", err)
-		}
-		n, err := res.RowsAffected()
-		return n == 1, err
+		return changed, nil
 	})
 }
 
@@ -226,23 +239,28 @@ type EnqueueEmail func(ctx context.Context, tx *sql.Tx, e QueuedEmail) error
 // ResendEmail queues an email again, whatever its state, under a new
 // generation and Message-ID (a new message, not a retry), audited as
 // email.resend; keep (no SMTP configured) keeps it again instead.
-// Errors: not_found.
+// Errors: not_found, validation_failed (its bodies were dropped, or it
+// could not be rendered: there is nothing to send).
 func (s *Store) ResendEmail(ctx context.Context, id int64, keep bool, domain string, enqueue EnqueueEmail) (*Email, error) {
 	err := inTxDo(ctx, s, func(tx *Tx) error {
 		var before struct {
 			Status     string `db:"status"`
 			Generation int64  `db:"generation"`
 			Dropped    bool   `db:"bodies_dropped"`
+			Unrendered bool   `db:"unrendered"`
 		}
-		err := tx.get(ctx, &before, `SELECT status, generation, bodies_dropped FROM emails WHERE id = $1`, id)
+		err := tx.get(ctx, &before, `SELECT status, generation, bodies_dropped, text_body = '' AS unrendered FROM emails WHERE id = $1`, id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound("Email", id)
 		}
 		if err != nil {
 			return fmt.Errorf("resend email: %w", err)
 		}
-		if before.Dropped {
+		switch {
+		case before.Dropped:
 			return Errorf(EValidationFailed, "Email %d is older than 90 days: its message is gone and cannot be sent again.", id)
+		case before.Unrendered:
+			return Errorf(EValidationFailed, "Email %d could not be made when its order changed: there is no message to send.", id)
 		}
 		gen := before.Generation + 1
 		status, sentAt := EmailQueued, (*time.Time)(nil)

@@ -39,6 +39,7 @@ type options struct {
 	Scale       []int  // catalog sizes of the scale mode; none runs the usual bench
 	UploadsOnly bool   // measure the photo upload rows alone
 	Webhooks    bool   // the webhook rows alone
+	Emails      bool   // the email rows alone
 	Import      []int  // catalog import sizes of the import mode; none imports defaultImport in the usual run
 	ServerRoot  string // build the server from this checkout instead (a before/after comparison under one load)
 	ServerCPUs  string // run the server on these CPUs only (taskset -c)
@@ -90,6 +91,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.Profile, "profile", "", "write the server's CPU profile (pprof) of each row's peak phase to this directory")
 	fs.BoolVar(&o.UploadsOnly, "uploads-only", false, "measure only the photo upload rows (12-megapixel JPEG, 40-megapixel PNG): no endpoint rows, no ceilings")
 	fs.BoolVar(&o.Webhooks, "webhooks", false, "measure the webhook rows alone: POST orders without webhooks, with one and with five, a 10,000-delivery backlog drained, and commit to receipt at half that rate")
+	fs.BoolVar(&o.Emails, "emails", false, "measure the email rows alone: storefront checkouts and API orders with emails kept (no SMTP) and sent to an SMTP sink in the bench (target: 85% of kept), and 10,000 queued emails drained to it (target: 300/s)")
 	fs.StringVar(&o.ServerRoot, "server-root", "", "build the measured server from the checkout in this directory instead of this one (the same load and report for a before/after comparison)")
 	fs.StringVar(&o.ServerCPUs, "server-cpus", "", "run the server on these CPUs only (taskset -c list, e.g. 0); run the bench itself with taskset -c on the others")
 	fs.BoolVar(&o.Endpoints, "endpoints-only", false, "measure the endpoint rows and the raw ceilings only: no upload, import or webhook rows (fits a build from before those features, with -server-root)")
@@ -137,10 +139,12 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	defer os.RemoveAll(tmp)
 	loadBefore := loadAverage()
-	logf("making a 12-megapixel JPEG and a 40-megapixel PNG for the upload rows")
-	images, err := uploadImages()
-	if err != nil {
-		return err
+	var images []uploadImage
+	if !o.Webhooks && !o.Emails {
+		logf("making a 12-megapixel JPEG and a 40-megapixel PNG for the upload rows")
+		if images, err = uploadImages(); err != nil {
+			return err
+		}
 	}
 	cpus := fmt.Sprintf("%d CPUs shared by generator and server", runtime.NumCPU())
 	if o.ServerCPUs != "" {
@@ -153,16 +157,19 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		"%d pets seeded; per endpoint %s warm-up, %s at peak (%d workers), %s at half the peak rate; %s.",
 		o.Pets, o.Warmup, o.Duration, o.Workers, o.Half, cpus)}
 	var page []byte
-	rep.WebhooksOnly = o.Webhooks
-	if !o.Webhooks && !o.UploadsOnly {
+	rep.WebhooksOnly, rep.EmailsOnly = o.Webhooks, o.Emails
+	if !o.Webhooks && !o.Emails && !o.UploadsOnly {
 		rep.ImportSizes = []int{defaultImport}
 	}
 	for _, database := range o.Databases {
 		var p []byte
 		var err error
-		if o.Webhooks {
+		switch {
+		case o.Webhooks:
 			err = benchWebhooksOnly(ctx, database, bin, tmp, o, rep, logf)
-		} else {
+		case o.Emails:
+			err = benchEmailsOnly(ctx, database, bin, tmp, o, rep, logf)
+		default:
 			p, err = benchDatabase(ctx, database, bin, tmp, images, o, rep, logf)
 		}
 		if errors.Is(err, errUnreachable) {

@@ -71,8 +71,10 @@ type report struct {
 	Notes     []string
 	// WebhooksOnly: the -webhooks mode measured the webhook rows alone.
 	WebhooksOnly bool
-	Imports      []importCost // catalog imports, in order
-	ImportSizes  []int        // the import sizes asked for: their targets are judged
+	// EmailsOnly: the -emails mode measured the email rows alone.
+	EmailsOnly  bool
+	Imports     []importCost // catalog imports, in order
+	ImportSizes []int        // the import sizes asked for: their targets are judged
 	// ImportsOnly: the -import mode measured the imports alone.
 	ImportsOnly bool
 }
@@ -158,7 +160,11 @@ func (r *report) writeTable(w io.Writer) {
 		if rw.HalfP99 > 0 {
 			half = ms(rw.HalfP99)
 		}
-		cells = append(cells, []string{rw.Endpoint, db, thousands(rw.Rate), ms(rw.P50), ms(rw.P99), half, strconv.Itoa(rw.Errors), r.ratio(rw),
+		p50, p99 := ms(rw.P50), ms(rw.P99)
+		if rw.Endpoint == emailDrain {
+			p50, p99 = "–", "–" // emails, not requests: no latencies measured
+		}
+		cells = append(cells, []string{rw.Endpoint, db, thousands(rw.Rate), p50, p99, half, strconv.Itoa(rw.Errors), r.ratio(rw),
 			micros(rw.ServerCPU), micros(rw.PostgresCPU)})
 	}
 	width := make([]int, len(head))
@@ -221,6 +227,9 @@ type target struct {
 func (r *report) targets() []target {
 	if r.WebhooksOnly {
 		return r.webhookTargets()
+	}
+	if r.EmailsOnly {
+		return r.emailTargets()
 	}
 	if r.ImportsOnly {
 		return r.importTargets()

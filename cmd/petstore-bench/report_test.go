@@ -276,6 +276,48 @@ func TestWebhookTargets(t *testing.T) {
 	r.write(io.Discard)
 }
 
+// TestEmailTargets: the -emails mode judges its own goals alone: each row
+// with the sink against the same row with emails kept (85%, no error),
+// the drain at 300 emails/s with none lost or repeated, a database not
+// measured missed.
+func TestEmailTargets(t *testing.T) {
+	r := &report{EmailsOnly: true, Databases: []string{dbSQLite}, Rows: []row{
+		{Endpoint: emailCheckoutsKept, Database: dbSQLite, Rate: 1000},
+		{Endpoint: emailOrdersKept, Database: dbSQLite, Rate: 3000},
+		{Endpoint: emailCheckoutsSent, Database: dbSQLite, Rate: 860},
+		{Endpoint: emailOrdersSent, Database: dbSQLite, Rate: 2900, Errors: 1},
+		{Endpoint: emailDrain, Database: dbSQLite, Rate: 299},
+	}}
+	want := map[string]bool{
+		emailCheckoutsSent + " ≥ 85% of kept on sqlite":   true,
+		emailOrdersSent + " ≥ 85% of kept on sqlite":      false, // an error
+		emailCheckoutsSent + " ≥ 85% of kept on postgres": false, // not measured
+		emailOrdersSent + " ≥ 85% of kept on postgres":    false,
+		"email backlog drains at ≥ 300/s on sqlite":       false, // 299/s
+		"email backlog drains at ≥ 300/s on postgres":     false,
+	}
+	got := r.targets()
+	if len(got) != len(want) {
+		t.Fatalf("-emails mode: %d targets, want its %d alone: %v", len(got), len(want), got)
+	}
+	for _, tg := range got {
+		if met, ok := want[tg.Goal]; !ok || met != tg.Met {
+			t.Errorf("%q met = %v (%s), want %v", tg.Goal, tg.Met, tg.Detail, met)
+		}
+	}
+	var b strings.Builder
+	r.write(&b)
+	drain := ""
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(line, "| "+emailDrain) {
+			drain = line
+		}
+	}
+	if drain == "" || strings.Contains(drain, " ms") {
+		t.Errorf("the drain row missing, or with latencies it has not:\n%s", b.String())
+	}
+}
+
 func TestParseFlags(t *testing.T) {
 	o, err := parseFlags([]string{"-duration", "3s", "-databases", "postgres", "-workers", "8"}, io.Discard)
 	if err != nil {

@@ -160,13 +160,19 @@ type server struct {
 // waits until /healthz answers; with profiled, net/http/pprof listens on
 // another free port (PETSTORE_PPROF_ADDR).
 func startServer(ctx context.Context, bin, dir, databaseURL string, profiled bool) (*server, error) {
+	return startServerWith(ctx, bin, dir, databaseURL, profiled, nil)
+}
+
+// startServerWith is startServer with more variables in the server's
+// environment (extra: NAME=value).
+func startServerWith(ctx context.Context, bin, dir, databaseURL string, profiled bool, extra []string) (*server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	cmd := exec.Command(bin, "serve")
-	cmd.Dir, cmd.Env = dir, serverEnv(databaseURL, addr)
+	cmd.Dir, cmd.Env = dir, append(serverEnv(databaseURL, addr), extra...)
 	s := &server{cmd: cmd, base: "http://" + addr, stderr: &tailBuffer{max: 8 << 10}, done: make(chan error, 1)}
 	if profiled {
 		pport, err := freePort()

@@ -116,7 +116,7 @@ func TestEmailSurvivesKill(t *testing.T) {
 	bin := buildBinary(t)
 	dbtest.EachURL(t, func(t *testing.T, dbURL string) {
 		// Most of each run is the queue noticing the killed attempt
-		// (email.JobTimeout + queue.RescueGrace, about 16 s): the two
+		// (email.JobTimeout + queue.RescueGrace, about 20 s): the two
 		// databases wait side by side.
 		t.Parallel()
 		if strings.HasPrefix(dbURL, "sqlite:") {

@@ -32,13 +32,23 @@ const (
 	JobQueue = "email"
 )
 
-// Timing of the sends. A job takes at most JobTimeout (its attempt plus
-// the writing of its outcome); one still running queue.RescueGrace after
-// that was cut off by a crash and runs again (web/queue), so a killed
-// instance's email is sent again within about JobTimeout +
+// Timing of the sends. A job sends the emails of one relay batch, up to
+// JobBatch of them, one after another, and starts the next only within
+// BatchWindow of its start: so it takes at most JobTimeout (its last
+// attempt, after waiting for its turn on a busy instance, plus the
+// writing of its outcome), and the emails it had no time for go in its
+// next run. A job still running queue.RescueGrace after
+// JobTimeout was cut off by a crash and runs again (web/queue), so a
+// killed instance's email is sent again within about JobTimeout +
 // queue.RescueGrace + queue.RescueEvery of the attempt it cut off.
+//
+// One job per email cost more than the email on SQLite: River marks each
+// job done with a statement of its own, parsed anew each time
+// (riversqlite), in the one writer's queue beside the checkouts.
 const (
-	JobTimeout     = SendTimeout + 3*time.Second
+	JobBatch       = 25
+	BatchWindow    = 2 * time.Second
+	JobTimeout     = SendTimeout + BatchWindow + gateWait + 3*time.Second
 	DefaultWorkers = 20
 )
 
@@ -89,10 +99,21 @@ type Emails struct {
 	gate     *gate
 }
 
-// sendArgs are a send job's args.
+// sendArgs are a send job's args: the emails of generation 0 the relay
+// made (EmailIDs), or one email of a generation (a resend; a job queued
+// before EmailIDs existed).
 type sendArgs struct {
-	EmailID    int64 `json:"emailId"`
-	Generation int64 `json:"generation"`
+	EmailID    int64   `json:"emailId,omitempty"`
+	Generation int64   `json:"generation"`
+	EmailIDs   []int64 `json:"emailIds,omitempty"`
+}
+
+// ids are the emails the job sends.
+func (a sendArgs) ids() []int64 {
+	if len(a.EmailIDs) > 0 {
+		return a.EmailIDs
+	}
+	return []int64{a.EmailID}
 }
 
 // Kind is the River kind of the send jobs.
@@ -121,7 +142,7 @@ func New(q *queue.Queue, cfg Config) (*Emails, error) {
 		e.sender = &Sender{Transport: cfg.Transport, From: a.Address, Timeout: cfg.Timeout}
 	}
 	err = queue.Register(q, queue.Kind{
-		Queue: JobQueue, Workers: cmp.Or(cfg.Workers, DefaultWorkers), Timeout: cmp.Or(cfg.Timeout, SendTimeout) + 3*time.Second, FromEvents: e.fromEvents,
+		Queue: JobQueue, Workers: cmp.Or(cfg.Workers, DefaultWorkers), Timeout: cmp.Or(cfg.Timeout, SendTimeout) + JobTimeout - SendTimeout, FromEvents: e.fromEvents,
 	}, e.work)
 	if err != nil {
 		return nil, fmt.Errorf("email: %w", err)
@@ -147,40 +168,112 @@ func (e *Emails) fromEvents(ctx context.Context, b *db.RelayBatch) ([]river.JobA
 	if err != nil {
 		return nil, err
 	}
-	if e.renderer.Keep {
-		for _, m := range emails {
+	for _, m := range emails {
+		switch {
+		case m.Failure != "":
+			e.logger.Error("email: could not be rendered; written as failed", "kind", m.Kind, "dedupeKey", m.DedupeKey, "err", m.Failure)
+			e.metrics.unrendered(m.Kind)
+		case e.renderer.Keep:
 			e.metrics.kept(m.Kind)
 		}
 	}
 	return jobArgs(queued), nil
 }
 
+// jobArgs are the jobs of the emails a relay batch queued (all of
+// generation 0): one per JobBatch of them.
 func jobArgs(qs []db.QueuedEmail) []river.JobArgs {
-	args := make([]river.JobArgs, len(qs))
-	for i, q := range qs {
-		args[i] = sendArgs{EmailID: q.ID, Generation: q.Generation}
+	var args []river.JobArgs
+	for len(qs) > 0 {
+		n := min(len(qs), JobBatch)
+		ids := make([]int64, n)
+		for i, q := range qs[:n] {
+			ids[i] = q.ID
+		}
+		args = append(args, sendArgs{EmailIDs: ids})
+		qs = qs[n:]
 	}
 	return args
 }
 
-// work makes one attempt at an email; while it stays queued (a temporary
-// failure) the job is snoozed until the next attempt is due. River's own
-// retries are left to failures to record an attempt (the database gone).
+// work makes one attempt at each of the job's emails still to send, the
+// next one only while the job is within BatchWindow of its start, then
+// records them together. While one stays queued (a temporary failure; the
+// emails a run failed together are due together) or was not reached, the
+// job is snoozed until the next attempt is due. River's own retries are
+// left to failures to record an attempt (the database gone).
 func (e *Emails) work(ctx context.Context, job *river.Job[sendArgs]) error {
-	m, err := e.store.EmailToSend(ctx, job.Args.EmailID, job.Args.Generation)
-	if err != nil || m == nil {
-		return err
-	}
 	if e.sender == nil { // queued by an instance with SMTP; this one has none
 		return river.JobSnooze(time.Minute)
 	}
-	if !e.gate.admit(ctx, e.now().Sub(m.CreatedAt)) {
-		return river.JobSnooze(busySnooze)
+	began := e.now()
+	var (
+		tried []db.EmailOutcome
+		kinds []string
+		waits []time.Duration
+		took  []time.Duration
+		rest  time.Duration // the snooze of the emails not reached; 0: all were
+		err   error
+	)
+	for i, id := range job.Args.ids() {
+		if i > 0 && e.now().Sub(began) > BatchWindow {
+			rest = time.Millisecond
+			break
+		}
+		var m *db.Email
+		if m, err = e.store.EmailToSend(ctx, id, job.Args.Generation); err != nil {
+			break
+		}
+		if m == nil {
+			continue
+		}
+		if !e.gate.admit(ctx, e.now().Sub(m.CreatedAt)) {
+			rest = busySnooze
+			break
+		}
+		o, wait, d := e.attempt(ctx, m)
+		tried, kinds, waits, took = append(tried, o), append(kinds, m.Kind), append(waits, wait), append(took, d)
 	}
+	// The outcomes are written whatever the job's context says: an
+	// attempt made is recorded even when shutdown cut the wait short.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	changed, rerr := e.store.RecordEmailAttempts(rctx, tried)
+	if rerr != nil {
+		return rerr
+	}
+	retry := time.Duration(0)
+	for i, o := range tried {
+		e.metrics.attempted(kinds[i], o.Status, took[i])
+		if a := o.Attempt; a.Outcome != db.AttemptSent {
+			code := 0
+			if a.SMTPCode != nil {
+				code = *a.SMTPCode
+			}
+			e.logger.Info("email attempt failed", "emailId", o.ID, "outcome", a.Outcome, "code", code, "status", o.Status)
+		}
+		if changed[i] && o.Status == db.EmailQueued {
+			retry = max(retry, waits[i])
+		}
+	}
+	switch {
+	case err != nil:
+		return err
+	case retry > 0 || rest > 0:
+		return river.JobSnooze(max(retry, rest))
+	}
+	return nil
+}
+
+// attempt makes one attempt at m and says what it decided: the email's
+// outcome, the wait before its next attempt when it stays queued, and
+// how long the attempt took.
+func (e *Emails) attempt(ctx context.Context, m *db.Email) (db.EmailOutcome, time.Duration, time.Duration) {
 	start := e.now()
 	r := e.sender.Send(ctx, m)
 	took := e.now().Sub(start)
-	o := db.EmailOutcome{Attempt: db.EmailAttempt{At: start, DurationMs: took.Milliseconds(), Outcome: r.Outcome, Answer: r.Answer}}
+	o := db.EmailOutcome{ID: m.ID, Generation: m.Generation,
+		Attempt: db.EmailAttempt{At: start, DurationMs: took.Milliseconds(), Outcome: r.Outcome, Answer: r.Answer}}
 	if r.Code != 0 {
 		code := r.Code
 		o.Attempt.SMTPCode = &code
@@ -193,7 +286,6 @@ func (e *Emails) work(ctx context.Context, job *river.Job[sendArgs]) error {
 		o.Status = db.EmailFailed
 	default:
 		if m.Tries >= len(e.schedule) { // the temporary failures before this one
-
 			o.Status = db.EmailFailed
 			break
 		}
@@ -201,27 +293,12 @@ func (e *Emails) work(ctx context.Context, job *river.Job[sendArgs]) error {
 		next := start.Add(wait)
 		o.Status, o.NextAttemptAt = db.EmailQueued, &next
 	}
-	// The outcome is written whatever the job's context says: an attempt
-	// made is recorded even when shutdown cut the wait short.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	changed, err := e.store.RecordEmailAttempt(rctx, m.ID, m.Generation, o)
-	if err != nil {
-		return err
-	}
-	e.metrics.attempted(m.Kind, o.Status, took)
-	if r.Outcome != db.AttemptSent {
-		e.logger.Info("email attempt failed", "emailId", m.ID, "outcome", r.Outcome, "code", r.Code, "status", o.Status)
-	}
-	if changed && o.Status == db.EmailQueued {
-		return river.JobSnooze(wait)
-	}
-	return nil
+	return o, wait, took
 }
 
 // Resend queues an email again (a new Message-ID), or keeps it again
 // without SMTP; audited as email.resend. Errors: not_found,
-// validation_failed (its bodies were dropped).
+// validation_failed (its bodies were dropped, or it was never rendered).
 func (e *Emails) Resend(ctx context.Context, id int64) (*db.Email, error) {
 	return e.store.ResendEmail(ctx, id, e.sender == nil, e.renderer.Domain, func(ctx context.Context, tx *sql.Tx, q db.QueuedEmail) error {
 		return e.queue.InsertTx(ctx, tx, sendArgs{EmailID: q.ID, Generation: q.Generation})

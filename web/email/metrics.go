@@ -61,6 +61,13 @@ func (m *Metrics) attempted(kind, status string, d time.Duration) {
 	m.latency.Observe(d.Seconds())
 }
 
+// unrendered counts an email that could not be rendered (failed unsent).
+func (m *Metrics) unrendered(kind string) {
+	if m != nil {
+		m.outcomes.WithLabelValues(kind, db.EmailFailed).Inc()
+	}
+}
+
 // kept counts an email kept in the database.
 func (m *Metrics) kept(kind string) {
 	if m != nil {

@@ -94,6 +94,9 @@ type Renderer struct {
 	Domain string
 	// Keep: no SMTP server; the emails are kept in the database.
 	Keep bool
+	// render makes both parts of a message; nil is render. A test sets
+	// it to make one email fail.
+	render func(ctx context.Context, m message) (text, html string, err error)
 }
 
 func amount(m db.Money, currency string) string { return oneLine(m.String() + " " + currency) }
@@ -129,8 +132,15 @@ func linesOf(ls []db.EmailLine) []messageLine {
 
 // Emails renders the emails of c: a confirmation per checkout to its
 // buyer and a word of it to each staff user who opted in, and a message
-// per order cancelled or completed.
+// per order cancelled or completed. An email that cannot be rendered
+// comes back without its parts and with Failure set, for the relay to
+// write as failed: one bad email never holds up the others, nor the
+// events after it.
 func (r *Renderer) Emails(ctx context.Context, c *db.EmailCauses) ([]db.NewEmail, error) {
+	parts := r.render
+	if parts == nil {
+		parts = render
+	}
 	shop := oneLine(c.Settings.Name)
 	if shop == "" {
 		shop = "Pet store"
@@ -140,15 +150,19 @@ func (r *Renderer) Emails(ctx context.Context, c *db.EmailCauses) ([]db.NewEmail
 	add := func(kind, key, toName, toAddr string, m message) error {
 		m.Shop = shop
 		m.Subject = oneLine(m.Subject)
-		text, html, err := render(ctx, m)
-		if err != nil {
-			return err
-		}
-		out = append(out, db.NewEmail{
+		e := db.NewEmail{
 			Kind: kind, DedupeKey: key, FromName: shop, ReplyTo: oneLine(c.Settings.ReplyTo),
-			ToName: oneLine(toName), ToAddr: oneLine(toAddr), Subject: m.Subject, Text: text, HTML: html,
+			ToName: oneLine(toName), ToAddr: oneLine(toAddr), Subject: m.Subject,
 			MessageIDDomain: r.Domain, Keep: r.Keep,
-		})
+		}
+		var err error
+		if e.Text, e.HTML, err = parts(ctx, m); err != nil {
+			if ctx.Err() != nil {
+				return err // the relay was stopped: the batch runs again
+			}
+			e.Text, e.HTML, e.Failure = "", "", err.Error()
+		}
+		out = append(out, e)
 		return nil
 	}
 	pickup := pickupLines(c.Settings.PickupAddress)
