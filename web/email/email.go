@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/mail"
+	"strconv"
 	"strings"
 	"time"
 
@@ -214,6 +215,12 @@ func (e *Emails) work(ctx context.Context, job *river.Job[sendArgs]) error {
 		e.logger.Info("email attempt failed", "emailId", m.ID, "outcome", r.Outcome, "code", r.Code, "status", o.Status)
 	}
 	if changed && o.Status == db.EmailQueued {
+		// Snoozed, not failed: the failure is noted for the Jobs page.
+		cause := r.Outcome
+		if r.Code != 0 {
+			cause += " " + strconv.Itoa(r.Code)
+		}
+		queue.RecordFailure(ctx, m.Tries+1, cause)
 		return river.JobSnooze(wait)
 	}
 	return nil
