@@ -1,0 +1,87 @@
+package console
+
+import (
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	view "petstore/views/console"
+	"petstore/web"
+	"petstore/web/browser"
+	"petstore/web/queue"
+)
+
+// failuresShown is how many failed jobs the Jobs page lists.
+const failuresShown = 50
+
+// Jobs is the Jobs page (SPEC §21, admins): every queue's jobs by state
+// and its oldest waiting job's age, and the newest failed jobs with their
+// errors and attempts; htmx refetches the panels live, as the dashboard's.
+func (h *Handler) Jobs(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	qs, err := h.Queue.Jobs(ctx)
+	if err != nil {
+		return err
+	}
+	fs, err := h.Queue.Failures(ctx, failuresShown)
+	if err != nil {
+		return err
+	}
+	v := view.JobsView{CSRF: browser.CSRFToken(c), States: queue.States, FailuresShown: failuresShown}
+	for _, q := range qs {
+		v.Queues = append(v.Queues, view.JobQueue{Name: q.Queue, Counts: q.Counts, Waiting: q.Counts["available"], Lag: q.Lag})
+	}
+	for _, f := range fs {
+		v.Failures = append(v.Failures, view.JobFailure{
+			ID: f.ID, Kind: f.Kind, Queue: f.Queue, State: f.State, Attempts: f.Attempts, Error: f.Error,
+			AttemptedAt: f.AttemptedAt, CanRetry: f.CanRetry, CanCancel: f.CanCancel,
+		})
+	}
+	if web.IsHTMX(c) {
+		return web.Render(c, view.JobsPanels(v))
+	}
+	ch, err := h.chrome(c, "Jobs", "jobs")
+	if err != nil {
+		return err
+	}
+	ch.Live = true
+	v.CSRF = ch.CSRF
+	return web.RenderPage(c, view.JobsPage(ch, v), view.JobsPanels(v))
+}
+
+// RetryJob makes a job run again now (audited as job.retry).
+func (h *Handler) RetryJob(c *fiber.Ctx) error {
+	id, err := web.PathID(c, "jobId")
+	if err != nil {
+		return err
+	}
+	before, after, err := h.Queue.Retry(c.UserContext(), id)
+	if err != nil {
+		return h.refused(c, err, "/staff/jobs", nil)
+	}
+	msg := "Job " + strconv.FormatInt(id, 10) + " will run again now."
+	if after == before {
+		msg = "Job " + strconv.FormatInt(id, 10) + " is " + after + ": nothing to retry."
+	}
+	return h.flashRedirect(c, msg, "/staff/jobs")
+}
+
+// CancelJob stops a job: it is not tried again (audited as job.cancel).
+func (h *Handler) CancelJob(c *fiber.Ctx) error {
+	id, err := web.PathID(c, "jobId")
+	if err != nil {
+		return err
+	}
+	before, after, err := h.Queue.Cancel(c.UserContext(), id)
+	if err != nil {
+		return h.refused(c, err, "/staff/jobs", nil)
+	}
+	msg := "Job " + strconv.FormatInt(id, 10) + " is cancelled: it will not be tried again."
+	switch {
+	case after == before:
+		msg = "Job " + strconv.FormatInt(id, 10) + " is " + after + ": nothing to cancel."
+	case after == "running":
+		msg = "Job " + strconv.FormatInt(id, 10) + " is running: it is asked to stop and will not be tried again."
+	}
+	return h.flashRedirect(c, msg, "/staff/jobs")
+}
