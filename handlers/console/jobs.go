@@ -60,8 +60,8 @@ func (h *Handler) RetryJob(c *fiber.Ctx) error {
 		return h.refused(c, err, "/staff/jobs", nil)
 	}
 	msg := "Job " + strconv.FormatInt(id, 10) + " will run again now."
-	if after == before {
-		msg = "Job " + strconv.FormatInt(id, 10) + " is " + after + ": nothing to retry."
+	if after == before && after == "running" {
+		msg = "Job " + strconv.FormatInt(id, 10) + " is running: nothing to retry."
 	}
 	return h.flashRedirect(c, msg, "/staff/jobs")
 }

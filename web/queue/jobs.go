@@ -48,8 +48,8 @@ type FailedJob struct {
 	// AttemptedAt is when the last attempt began (River's clock).
 	AttemptedAt *time.Time
 	// CanRetry and CanCancel say whether Retry and Cancel would change
-	// the job (a running or waiting job is not retried, a finished one
-	// not cancelled).
+	// the job (a running job is not retried, a finished one not
+	// cancelled).
 	CanRetry, CanCancel bool
 }
 
@@ -151,7 +151,8 @@ func failedJob(j *rivertype.JobRow) FailedJob {
 	} else {
 		f.Error, f.Attempts = rec.Error, max(f.Attempts, rec.Attempt)
 	}
-	f.CanRetry = j.State != rivertype.JobStateRunning && j.State != rivertype.JobStateAvailable
+	// A job available but not yet due (a short snooze) is made due now.
+	f.CanRetry = j.State != rivertype.JobStateRunning
 	f.CanCancel = !slices.Contains([]rivertype.JobState{rivertype.JobStateCancelled, rivertype.JobStateCompleted, rivertype.JobStateDiscarded}, j.State)
 	return f
 }
