@@ -68,7 +68,7 @@ func TestJobsFailuresAndMetrics(t *testing.T) {
 		if got := fmt.Sprint(queueCounts(qs)); got != "[probes map[available:1] others map[available:2]]" {
 			t.Fatalf("counts before work = %s", got)
 		}
-		if lag := qs[1].Lag; lag < time.Hour || lag > time.Hour+time.Minute {
+		if lag := qs[1].Lag; lag < time.Hour-time.Second || lag > time.Hour+time.Minute { // SQLite's julianday is a float: a hair under
 			t.Errorf("others' lag = %v, want an hour", lag)
 		}
 
