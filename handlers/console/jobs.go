@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"strconv"
 
 	"github.com/gofiber/fiber/v2"
@@ -51,37 +52,37 @@ func (h *Handler) Jobs(c *fiber.Ctx) error {
 
 // RetryJob makes a job run again now (audited as job.retry).
 func (h *Handler) RetryJob(c *fiber.Ctx) error {
-	id, err := web.PathID(c, "jobId")
-	if err != nil {
-		return err
-	}
-	before, after, err := h.Queue.Retry(c.UserContext(), id)
-	if err != nil {
-		return h.refused(c, err, "/staff/jobs", nil)
-	}
-	msg := "Job " + strconv.FormatInt(id, 10) + " will run again now."
-	if after == before && after == "running" {
-		msg = "Job " + strconv.FormatInt(id, 10) + " is running: nothing to retry."
-	}
-	return h.flashRedirect(c, msg, "/staff/jobs")
+	return h.changeJob(c, h.Queue.Retry, func(job, before, after string) string {
+		if after == "running" {
+			return "Job " + job + " is running: nothing to retry."
+		}
+		return "Job " + job + " will run again now."
+	})
 }
 
 // CancelJob stops a job: it is not tried again (audited as job.cancel).
 func (h *Handler) CancelJob(c *fiber.Ctx) error {
+	return h.changeJob(c, h.Queue.Cancel, func(job, before, after string) string {
+		switch {
+		case after == before:
+			return "Job " + job + " is " + after + ": nothing to cancel."
+		case after == "running":
+			return "Job " + job + " is running: it is asked to stop and will not be tried again."
+		}
+		return "Job " + job + " is cancelled: it will not be tried again."
+	})
+}
+
+// changeJob makes change to the job of the path and goes back to the Jobs
+// page with what said of the job's state before and after.
+func (h *Handler) changeJob(c *fiber.Ctx, change func(context.Context, int64) (string, string, error), said func(job, before, after string) string) error {
 	id, err := web.PathID(c, "jobId")
 	if err != nil {
 		return err
 	}
-	before, after, err := h.Queue.Cancel(c.UserContext(), id)
+	before, after, err := change(c.UserContext(), id)
 	if err != nil {
 		return h.refused(c, err, "/staff/jobs", nil)
 	}
-	msg := "Job " + strconv.FormatInt(id, 10) + " is cancelled: it will not be tried again."
-	switch {
-	case after == before:
-		msg = "Job " + strconv.FormatInt(id, 10) + " is " + after + ": nothing to cancel."
-	case after == "running":
-		msg = "Job " + strconv.FormatInt(id, 10) + " is running: it is asked to stop and will not be tried again."
-	}
-	return h.flashRedirect(c, msg, "/staff/jobs")
+	return h.flashRedirect(c, said(strconv.FormatInt(id, 10), before, after), "/staff/jobs")
 }

@@ -23,7 +23,8 @@ import (
 // receiver answers 500 leaves a failed job that the page lists with its
 // error and attempts; Retry runs it at once (the receiver gets the
 // request again, an hour before its next attempt was due); Cancel stops
-// it (River's state cancelled, listed so, nothing more to cancel); both
+// it (River's state cancelled, listed so, nothing more to cancel, the
+// delivery failed in the webhook's log); both
 // are audited; the counts by queue and state follow; a job that does not
 // exist is refused; a clerk gets the 403 page and no menu entry.
 func TestConsoleJobs(t *testing.T) {
@@ -111,6 +112,11 @@ func TestConsoleJobs(t *testing.T) {
 		case id := <-hits:
 			t.Errorf("the cancelled job ran again (%s)", id)
 		default:
+		}
+		// The delivery is failed with it: the webhook's log says so.
+		ds, _, err := a.Store.FindWebhookDeliveries(ctx, db.DeliveryFilter{WebhookID: hook.ID})
+		if err != nil || len(ds) != 1 || ds[0].Status != db.DeliveryFailed || ds[0].NextAttemptAt != nil {
+			t.Fatalf("deliveries after the cancel: %+v (%v), want one, failed, no next attempt", ds, err)
 		}
 
 		// Both audited, with the job's state before and after.

@@ -13,6 +13,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/mail"
@@ -123,6 +124,7 @@ func New(q *queue.Queue, cfg Config) (*Emails, error) {
 	}
 	err = queue.Register(q, queue.Kind{
 		Queue: JobQueue, Workers: cmp.Or(cfg.Workers, DefaultWorkers), Timeout: cmp.Or(cfg.Timeout, SendTimeout) + 3*time.Second, FromEvents: e.fromEvents,
+		Cancelled: cancelled,
 	}, e.work)
 	if err != nil {
 		return nil, fmt.Errorf("email: %w", err)
@@ -162,6 +164,16 @@ func jobArgs(qs []db.QueuedEmail) []river.JobArgs {
 		args[i] = sendArgs{EmailID: q.ID, Generation: q.Generation}
 	}
 	return args
+}
+
+// cancelled fails the email of a job staff cancelled on the Jobs page
+// (queue.Kind.Cancelled): no attempt of it comes any more.
+func cancelled(ctx context.Context, jt *db.JobTx, args []byte) error {
+	var a sendArgs
+	if err := json.Unmarshal(args, &a); err != nil {
+		return fmt.Errorf("email: job args: %w", err)
+	}
+	return jt.StopEmail(ctx, a.EmailID, a.Generation)
 }
 
 // work makes one attempt at an email; while it stays queued (a temporary

@@ -161,35 +161,46 @@ func failedJob(j *rivertype.JobRow) FailedJob {
 // job is left alone), audited as job.retry in the same transaction, and
 // returns its state before and after. Errors: not_found.
 func (q *Queue) Retry(ctx context.Context, id int64) (before, after string, err error) {
-	return q.change(ctx, db.AuditJobRetry, id, func(c *river.Client[*sql.Tx], ctx context.Context, tx *sql.Tx) (*rivertype.JobRow, error) {
-		return c.JobRetryTx(ctx, tx, id)
+	return q.change(ctx, db.AuditJobRetry, id, func(c *river.Client[*sql.Tx], ctx context.Context, jt *db.JobTx, _ *rivertype.JobRow) (*rivertype.JobRow, error) {
+		return c.JobRetryTx(ctx, jt.SQLTx(), id)
 	})
 }
 
 // Cancel stops job id (River's JobCancel: a waiting job is cancelled at
 // once and never runs again; a running one is asked to stop, and is not
 // tried again), audited as job.cancel in the same transaction, and returns
-// its state before and after. Errors: not_found.
+// its state before and after. A job cancelled at once has its kind end
+// its own record (Kind.Cancelled: a delivery or an email failed) in that
+// transaction too. Errors: not_found.
 func (q *Queue) Cancel(ctx context.Context, id int64) (before, after string, err error) {
-	return q.change(ctx, db.AuditJobCancel, id, func(c *river.Client[*sql.Tx], ctx context.Context, tx *sql.Tx) (*rivertype.JobRow, error) {
-		return c.JobCancelTx(ctx, tx, id)
+	return q.change(ctx, db.AuditJobCancel, id, func(c *river.Client[*sql.Tx], ctx context.Context, jt *db.JobTx, was *rivertype.JobRow) (*rivertype.JobRow, error) {
+		job, err := c.JobCancelTx(ctx, jt.SQLTx(), id)
+		if err != nil || job.State != rivertype.JobStateCancelled || was.State == rivertype.JobStateCancelled {
+			return job, err
+		}
+		if k := q.kinds[job.Kind]; k.Cancelled != nil { // read-only once built
+			if err := k.Cancelled(ctx, jt, job.EncodedArgs); err != nil {
+				return nil, fmt.Errorf("queue: cancel %s job %d: %w", job.Kind, id, err)
+			}
+		}
+		return job, nil
 	})
 }
 
-// change runs a River change of job id in the store's transaction that
-// audits it.
+// change runs fn, a River change of job id (was, as it was before), in
+// the store's transaction that audits it.
 func (q *Queue) change(ctx context.Context, action string, id int64,
-	fn func(c *river.Client[*sql.Tx], ctx context.Context, tx *sql.Tx) (*rivertype.JobRow, error)) (string, string, error) {
+	fn func(c *river.Client[*sql.Tx], ctx context.Context, jt *db.JobTx, was *rivertype.JobRow) (*rivertype.JobRow, error)) (string, string, error) {
 	client, err := q.build()
 	if err != nil {
 		return "", "", err
 	}
-	return q.store.ChangeJob(ctx, action, id, func(ctx context.Context, tx *sql.Tx) (string, string, error) {
-		was, err := client.JobGetTx(ctx, tx, id)
+	return q.store.ChangeJob(ctx, action, id, func(ctx context.Context, jt *db.JobTx) (string, string, error) {
+		was, err := client.JobGetTx(ctx, jt.SQLTx(), id)
 		if err != nil {
 			return "", "", jobError(id, err)
 		}
-		now, err := fn(client, ctx, tx)
+		now, err := fn(client, ctx, jt, was)
 		if err != nil {
 			return "", "", jobError(id, err)
 		}

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -19,18 +20,25 @@ import (
 // worked, a job whose work returned an error (River's own record) and one
 // whose kind noted a failure and snoozed (RecordFailure) are the failed
 // jobs, newest first, with their errors and attempts, a completed one is
-// not; the metrics say the same; Retry and Cancel answer not_found for a
-// job that does not exist.
+// not; the metrics say the same; Cancel tells the kind of a job it
+// cancelled, not of one already finished; Retry and Cancel answer
+// not_found for a job that does not exist.
 func TestJobsFailuresAndMetrics(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
 		ctx := context.Background()
 		s := open(t)
 		q := New(s, Config{PollInterval: 50 * time.Millisecond})
+		var stopped []int // the others' jobs cancelled, by their N
 		for _, err := range []error{
 			Register(q, Kind{Queue: "probes", Workers: 1, Timeout: time.Minute, MaxAttempts: 1}, func(context.Context, *river.Job[probeArgs]) error {
 				return errors.New("boom")
 			}),
-			Register(q, Kind{Queue: "others", Workers: 1, Timeout: time.Minute}, func(ctx context.Context, job *river.Job[otherArgs]) error {
+			Register(q, Kind{Queue: "others", Workers: 1, Timeout: time.Minute, Cancelled: func(_ context.Context, _ *db.JobTx, args []byte) error {
+				var a otherArgs
+				err := json.Unmarshal(args, &a)
+				stopped = append(stopped, a.N)
+				return err
+			}}, func(ctx context.Context, job *river.Job[otherArgs]) error {
 				if job.Args.N == 1 {
 					RecordFailure(ctx, 3, "refused_address")
 					return river.JobSnooze(time.Hour)
@@ -124,6 +132,21 @@ func TestJobsFailuresAndMetrics(t *testing.T) {
 			if got, ok := series[name]; !ok || got != want {
 				t.Errorf("%s = %v (present %t), want %v", name, got, ok, want)
 			}
+		}
+
+		// Cancel: the waiting job at once, its kind told; the completed one
+		// stays as it was, its kind not told.
+		for _, c := range []struct {
+			id            int64
+			before, after string
+		}{{2, "scheduled", "cancelled"}, {3, "completed", "completed"}} {
+			before, after, err := q.Cancel(ctx, c.id)
+			if err != nil || before != c.before || after != c.after {
+				t.Errorf("cancel job %d: %s → %s (%v), want %s → %s", c.id, before, after, err, c.before, c.after)
+			}
+		}
+		if fmt.Sprint(stopped) != "[1]" {
+			t.Errorf("the kind was told of the cancelled jobs %v, want [1]", stopped)
 		}
 
 		for _, change := range []func(context.Context, int64) (string, string, error){q.Retry, q.Cancel} {
