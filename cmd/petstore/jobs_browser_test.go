@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,8 +18,8 @@ import (
 // and attempts, its Retry button runs it again (one more attempt, shown
 // by the page's live refresh) and its Cancel button stops it. The page
 // passes axe at both widths and schemes, with a failure listed and after
-// the cancel. It waits for the page's live refresh (every 10 s at most),
-// so it can take some 20 s.
+// the cancel, and /metrics counts the job cancelled. It waits for the page's live refresh (every 10 s at most),
+// so it takes 15–45 s (the more, the busier the machine).
 func TestJobsBrowser(t *testing.T) {
 	t.Parallel()
 	ts := startServer(t)
@@ -80,4 +82,21 @@ func TestJobsBrowser(t *testing.T) {
 	}
 	wantAxeClean(t, ctx, "jobs, a job cancelled")
 	cb.wantQuietConsole()
+
+	// The metrics say the same, read when scraped.
+	res, err := http.Get(ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{`petstore_jobs{queue="webhooks",state="cancelled"} 1`, `petstore_jobs{queue="email",state="available"} 0`,
+		`petstore_queue_lag_seconds{queue="webhooks"} 0`, `petstore_jobs_read_ok 1`} {
+		if !strings.Contains(string(body), "\n"+line+"\n") {
+			t.Errorf("/metrics has no line %s", line)
+		}
+	}
 }
