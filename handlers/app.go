@@ -29,7 +29,7 @@ func NewApp(h *Handler) (*fiber.App, error) {
 	if photos == nil {
 		photos = photo.NewWorker()
 	}
-	imp, hooks, mails, err := h.jobs()
+	imp, hooks, mails, q, err := h.jobs()
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func NewApp(h *Handler) (*fiber.App, error) {
 		Store: h.Store, Sessions: h.Sessions, Limiter: h.Limiter, Shared: h.Shared, FormLimit: formLimit,
 		Proxies: h.Proxies, Events: h.Events, Logger: h.Logger, Now: h.Now, PhotoLimits: h.Config.PhotoLimits, Photos: photos,
 		TwoFactorRequired: h.Config.StaffTwoFactorRequired, PasswordCost: h.Config.PasswordCost,
-		Imports: imp, Deliveries: hooks, Mail: mails,
+		Imports: imp, Deliveries: hooks, Mail: mails, Queue: q,
 	})
 
 	app, routes := web.NewApp(web.AppOptions{Logger: h.Logger, Metrics: h.Metrics, Proxies: h.Proxies, Load: h.Load})
@@ -62,26 +62,26 @@ func NewApp(h *Handler) (*fiber.App, error) {
 	return app, nil
 }
 
-// jobs returns h's kinds of job, made over a queue of their own (never
-// started) when h has none.
-func (h *Handler) jobs() (*imports.Imports, *webhooks.Deliveries, *email.Emails, error) {
-	if h.Imports != nil && h.Deliveries != nil && h.Emails != nil {
-		return h.Imports, h.Deliveries, h.Emails, nil
+// jobs returns h's kinds of job and their queue, made over a queue of
+// their own (never started) when h has none.
+func (h *Handler) jobs() (*imports.Imports, *webhooks.Deliveries, *email.Emails, *queue.Queue, error) {
+	if h.Imports != nil && h.Deliveries != nil && h.Emails != nil && h.Queue != nil {
+		return h.Imports, h.Deliveries, h.Emails, h.Queue, nil
 	}
 	q := queue.New(h.Store, queue.Config{Logger: h.Logger})
 	imp, err := imports.New(h.Store, q, h.Logger)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	hooks, err := webhooks.New(q, webhooks.Config{Store: h.Store, Now: h.Now, Logger: h.Logger})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	mails, err := email.New(q, email.Config{Store: h.Store, Now: h.Now, Logger: h.Logger})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	return cmp.Or(h.Imports, imp), cmp.Or(h.Deliveries, hooks), cmp.Or(h.Emails, mails), nil
+	return cmp.Or(h.Imports, imp), cmp.Or(h.Deliveries, hooks), cmp.Or(h.Emails, mails), cmp.Or(h.Queue, q), nil
 }
 
 // favicon answers the browsers that ask for /favicon.ico without reading

@@ -322,6 +322,14 @@ var auditCases = map[string]auditCase{
 	"POST /staff/emails/:emailId/resend": {db.AuditEmailResend, func(e *auditEnv) int {
 		return e.form("/staff/emails/" + e.email() + "/resend")
 	}},
+	"POST /staff/jobs/:jobId/retry": {db.AuditJobRetry, func(e *auditEnv) int {
+		e.webhook()
+		return e.form("/staff/jobs/" + id(sweepJob(e.t, e.a)) + "/retry")
+	}},
+	"POST /staff/jobs/:jobId/cancel": {db.AuditJobCancel, func(e *auditEnv) int {
+		e.webhook()
+		return e.form("/staff/jobs/" + id(sweepJob(e.t, e.a)) + "/cancel")
+	}},
 	"POST /staff/settings": {db.AuditSettingsUpdate, func(e *auditEnv) int {
 		return e.form("/staff/settings", "name", e.name("Shop"), "pickupAddress", "1 Kennel Road", "replyTo", "hi@shop.example")
 	}},

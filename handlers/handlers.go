@@ -15,6 +15,7 @@ import (
 	"petstore/web/events"
 	"petstore/web/imports"
 	"petstore/web/photo"
+	"petstore/web/queue"
 	"petstore/web/ratelimit"
 	"petstore/web/webhooks"
 )
@@ -80,6 +81,10 @@ type Handler struct {
 	// any instance.
 	Imports    *imports.Imports
 	Deliveries *webhooks.Deliveries
+	// Queue is the process's queue those kinds register with: the
+	// console's Jobs page reads it and retries and cancels its jobs
+	// (SPEC §21). Nil: NewApp makes it as it makes Imports.
+	Queue *queue.Queue
 	// Emails resends emails from the console (SPEC §19); nil: NewApp
 	// makes it as it makes Imports, keeping emails in the database.
 	Emails *email.Emails

@@ -130,8 +130,8 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 	// bcrypt.
 	//
 	// Roles (SPEC §16): the admin option keeps a route to admins; a clerk
-	// gets the console's 403 page. API keys, bans, webhooks, the team and
-	// the audit log are the admins'.
+	// gets the console's 403 page. API keys, bans, webhooks, the team,
+	// the audit log and the jobs are the admins'.
 	//
 	// A user with a one-time password, or without 2FA where the store
 	// requires it (PETSTORE_STAFF_2FA), is sent to that step's page by
@@ -202,6 +202,11 @@ func (h *Handler) routes(app *fiber.App, r *web.Routes, a *api.Handler, s *shop.
 		con.Route(post, "/emails/:emailId/resend", con.ResendEmail, admin),
 		con.Route(get, "/settings", con.Settings, admin),
 		con.Route(post, "/settings", con.UpdateSettings, admin),
+
+		// Jobs (SPEC §21): the queue's jobs by queue and state, the failed ones.
+		con.Route(get, "/jobs", con.Jobs, admin),
+		con.Route(post, "/jobs/:jobId/retry", con.RetryJob, admin),
+		con.Route(post, "/jobs/:jobId/cancel", con.CancelJob, admin),
 
 		// Webhooks (SPEC §15): a secret is shown in the answer that made it.
 		con.Route(get, "/webhooks", con.Webhooks, admin),

@@ -81,7 +81,7 @@ func TestSweepPages(t *testing.T) {
 			"id": handlerstest.Itoa(pet.ID), "petId": handlerstest.Itoa(pet.ID), "categoryId": handlerstest.Itoa(pet.CategoryID),
 			"keyId": handlerstest.Itoa(a.CustID), "orderId": handlerstest.Itoa(order.ID), "photoId": handlerstest.Itoa(photo.ID), "checkoutId": handlerstest.Itoa(checkout.ID),
 			"webhookId": handlerstest.Itoa(hook), "deliveryId": handlerstest.Itoa(delivery),
-			"importId": handlerstest.Itoa(imported.ID), "emailId": handlerstest.Itoa(sweepEmail(t, a)),
+			"importId": handlerstest.Itoa(imported.ID), "emailId": handlerstest.Itoa(sweepEmail(t, a)), "jobId": handlerstest.Itoa(sweepJob(t, a)),
 		}
 		signedIn := a.SignedIn(t) // before listening: it uses app.Test
 		var cookies []*http.Cookie
@@ -200,7 +200,7 @@ func TestSweepForms(t *testing.T) {
 				"keyId": handlerstest.Itoa(key.ID), "orderId": handlerstest.Itoa(order.ID),
 				"checkoutId": handlerstest.Itoa(checkout.ID), "photoId": handlerstest.Itoa(photo.ID),
 				"webhookId": handlerstest.Itoa(hook), "deliveryId": handlerstest.Itoa(delivery),
-				"staffId": handlerstest.Itoa(member.ID), "emailId": handlerstest.Itoa(sweepEmail(t, a)),
+				"staffId": handlerstest.Itoa(member.ID), "emailId": handlerstest.Itoa(sweepEmail(t, a)), "jobId": handlerstest.Itoa(sweepJob(t, a)),
 			}
 			fields := map[string]string{
 				"name": "Sweep " + handlerstest.Itoa(int64(i)), "description": "Fine.", "role": db.RoleCustomer, "plan": db.PlanFree,
@@ -316,6 +316,17 @@ func sweepEmail(t *testing.T, a *handlerstest.App) int64 {
 		t.Fatalf("no email to sweep (%v)", err)
 	}
 	return es[0].ID
+}
+
+// sweepJob returns the newest job's id (the delivery's of sweepWebhook,
+// in the app's queue, never started), read from River's table.
+func sweepJob(t *testing.T, a *handlerstest.App) int64 {
+	t.Helper()
+	var id int64
+	if err := a.Store.DB().GetContext(context.Background(), &id, `SELECT COALESCE(max(id), 0) FROM river_job`); err != nil || id == 0 {
+		t.Fatalf("no job to sweep (%v)", err)
+	}
+	return id
 }
 
 // sweepFill puts ids into a route's parameters: bad in every one, or the

@@ -143,6 +143,7 @@ func TestAxeBrowserConsole(t *testing.T) {
 	page("inventory searched", "/staff/inventory?q=bel")
 	page("orders, a refused export", "/staff/orders/export?from=2026-02-10&to=2026-01-01")
 	page("audit log filtered", "/staff/audit?actor=ali&action=key")
+	page("jobs", "/staff/jobs")
 	cb.navigate(chromedp.Navigate(ts.URL + "/staff/orders"))
 	cb.waitJS(`document.readyState === "complete" && !!window.htmx`)
 	browse(t, ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector("[data-testid=menu-toggle]").click()`))

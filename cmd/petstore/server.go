@@ -97,6 +97,8 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 	// registers with it, then it starts (as miniflux's cli starts its
 	// worker pool once the rest is built).
 	q := queue.New(store, queue.Config{Logger: logger})
+	h.Queue = q
+	metrics.Register(q.Collector())
 	// Another instance's commit wakes the relay too (its NOTIFY), not
 	// only the relay's poll: whichever instance holds the relay turns the
 	// events into jobs at once.

@@ -18,6 +18,7 @@ import (
 	"petstore/web/events"
 	"petstore/web/imports"
 	"petstore/web/photo"
+	"petstore/web/queue"
 	"petstore/web/ratelimit"
 	"petstore/web/webhooks"
 )
@@ -49,6 +50,9 @@ type Handler struct {
 	Deliveries *webhooks.Deliveries
 	// Emails resends emails (SPEC §19).
 	Mail *email.Emails
+	// Queue is the process's queue: the Jobs page shows, retries and
+	// cancels its jobs (SPEC §21).
+	Queue *queue.Queue
 	// PasswordCost is the bcrypt cost of the passwords the console sets;
 	// 0 is bcrypt's default (the tests' apps use the lowest).
 	PasswordCost int

@@ -17,9 +17,9 @@ import (
 )
 
 // adminAreas are the console's parts SPEC §16 keeps to admins: API keys
-// (and bans), webhooks, the team, the audit log, and SPEC §19's emails and
-// settings. Everything else is a clerk's too.
-var adminAreas = []string{"/staff/keys", "/staff/webhooks", "/staff/team", "/staff/audit", "/staff/emails", "/staff/settings"}
+// (and bans), webhooks, the team, the audit log, SPEC §19's emails and
+// settings, and SPEC §21's jobs. Everything else is a clerk's too.
+var adminAreas = []string{"/staff/keys", "/staff/webhooks", "/staff/team", "/staff/audit", "/staff/emails", "/staff/settings", "/staff/jobs"}
 
 func isAdminPath(path string) bool {
 	for _, p := range adminAreas {

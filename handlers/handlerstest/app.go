@@ -163,7 +163,7 @@ func NewOn(t *testing.T, open dbtest.Open, opts ...Option) *App {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.Imports = imp
+	h.Imports, h.Queue = imp, q
 	if h.Deliveries, err = webhooks.New(q, webhooks.Config{Store: store, Now: clk.Now, Logger: logger}); err != nil {
 		t.Fatal(err)
 	}

@@ -13,9 +13,11 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/mail"
+	"strconv"
 	"strings"
 	"time"
 
@@ -143,6 +145,7 @@ func New(q *queue.Queue, cfg Config) (*Emails, error) {
 	}
 	err = queue.Register(q, queue.Kind{
 		Queue: JobQueue, Workers: cmp.Or(cfg.Workers, DefaultWorkers), Timeout: cmp.Or(cfg.Timeout, SendTimeout) + JobTimeout - SendTimeout, FromEvents: e.fromEvents,
+		Cancelled: cancelled,
 	}, e.work)
 	if err != nil {
 		return nil, fmt.Errorf("email: %w", err)
@@ -196,6 +199,21 @@ func jobArgs(qs []db.QueuedEmail) []river.JobArgs {
 	return args
 }
 
+// cancelled fails the emails of a job staff cancelled on the Jobs page
+// (queue.Kind.Cancelled): no attempt of them comes any more.
+func cancelled(ctx context.Context, jt *db.JobTx, args []byte) error {
+	var a sendArgs
+	if err := json.Unmarshal(args, &a); err != nil {
+		return fmt.Errorf("email: job args: %w", err)
+	}
+	for _, id := range a.ids() {
+		if err := jt.StopEmail(ctx, id, a.Generation); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // work makes one attempt at each of the job's emails still to send, the
 // next one only while the job is within BatchWindow of its start, then
 // records them together. While one stays queued (a temporary failure; the
@@ -212,6 +230,7 @@ func (e *Emails) work(ctx context.Context, job *river.Job[sendArgs]) error {
 		kinds []string
 		waits []time.Duration
 		took  []time.Duration
+		tries []int // each attempt's number for its email
 		rest  time.Duration // the snooze of the emails not reached; 0: all were
 		err   error
 	)
@@ -233,6 +252,7 @@ func (e *Emails) work(ctx context.Context, job *river.Job[sendArgs]) error {
 		}
 		o, wait, d := e.attempt(ctx, m)
 		tried, kinds, waits, took = append(tried, o), append(kinds, m.Kind), append(waits, wait), append(took, d)
+		tries = append(tries, m.Tries+1)
 	}
 	// The outcomes are written whatever the job's context says: an
 	// attempt made is recorded even when shutdown cut the wait short.
@@ -254,6 +274,12 @@ func (e *Emails) work(ctx context.Context, job *river.Job[sendArgs]) error {
 		}
 		if changed[i] && o.Status == db.EmailQueued {
 			retry = max(retry, waits[i])
+			// Snoozed, not failed: the failure is noted for the Jobs page.
+			cause := o.Attempt.Outcome
+			if c := o.Attempt.SMTPCode; c != nil {
+				cause += " " + strconv.Itoa(*c)
+			}
+			queue.RecordFailure(ctx, tries[i], cause)
 		}
 	}
 	switch {

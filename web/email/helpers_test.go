@@ -55,6 +55,13 @@ var fastSchedule = []time.Duration{50 * time.Millisecond, 50 * time.Millisecond,
 // startEmails starts a queue working emails sent to srv (nil: kept).
 func startEmails(t *testing.T, s *db.Store, srv *smtptest.Server, schedule []time.Duration) *Emails {
 	t.Helper()
+	e, _ := startEmailsQueue(t, s, srv, schedule)
+	return e
+}
+
+// startEmailsQueue is startEmails, also returning the queue it started.
+func startEmailsQueue(t *testing.T, s *db.Store, srv *smtptest.Server, schedule []time.Duration) (*Emails, *queue.Queue) {
+	t.Helper()
 	cfg := Config{Store: s, Now: s.Now, From: "shop@example.com", BaseURL: "https://shop.example", Schedule: schedule, Timeout: 5 * time.Second}
 	if srv != nil {
 		tr, err := ParseURL(srv.URL())
@@ -78,7 +85,7 @@ func startEmails(t *testing.T, s *db.Store, srv *smtptest.Server, schedule []tim
 			t.Errorf("stop queue: %v", err)
 		}
 	})
-	return e
+	return e, q
 }
 
 // waitEmails waits until every email is out of queued, n of them at least.

@@ -12,6 +12,7 @@ import (
 	"petstore/db"
 	"petstore/db/dbtest"
 	"petstore/web/email/smtptest"
+	"petstore/web/queue"
 )
 
 // TestCheckoutSendsOneConfirmation: a checkout of two lines sends one
@@ -121,6 +122,46 @@ func TestTemporaryFailuresRetry(t *testing.T) {
 		}
 		if e.Attempts[2].Outcome != db.AttemptSent {
 			t.Fatalf("third attempt %+v", e.Attempts[2])
+		}
+	})
+}
+
+// TestJobsPageCancel: an email whose server answers 451 is a failed job on
+// the console's Jobs page (queue.Failures: the answer, one attempt) while
+// it waits an hour to try again; cancelling the job fails the email, and
+// nothing sends it.
+func TestJobsPageCancel(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		ctx := context.Background()
+		s := open(t)
+		sh := newShop(t, s, "Rex")
+		srv := smtptest.Start(t, smtptest.Options{Answer: func(int) *smtp.SMTPError {
+			return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try again later"}
+		}})
+		_, q := startEmailsQueue(t, s, srv, []time.Duration{time.Hour})
+		if _, err := sh.checkout(t, "ann", db.NewCheckout{Name: "Ann", Email: "ann@example.com"}); err != nil {
+			t.Fatal(err)
+		}
+		var fs []queue.FailedJob
+		for i := 0; len(fs) == 0; i++ {
+			if i == 1500 {
+				t.Fatal("no failed job within 30 s")
+			}
+			time.Sleep(20 * time.Millisecond)
+			var err error
+			if fs, err = q.Failures(ctx, 10); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if f := fs[0]; f.Queue != JobQueue || f.Error != "temporary 451" || f.Attempts != 1 || !f.CanCancel {
+			t.Fatalf("failed job %+v, want the email's, temporary 451, one attempt", f)
+		}
+		if _, after, err := q.Cancel(ctx, fs[0].ID); err != nil || after != "cancelled" {
+			t.Fatalf("cancel: %s, %v", after, err)
+		}
+		es, _, err := s.FindEmails(ctx, db.EmailFilter{})
+		if err != nil || len(es) != 1 || es[0].Status != db.EmailFailed || srv.Datas() != 1 {
+			t.Fatalf("emails %+v (%v), %d DATA; want one, failed after one attempt", es, err, srv.Datas())
 		}
 	})
 }

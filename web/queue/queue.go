@@ -64,6 +64,10 @@ type Kind struct {
 	// (a webhook's deliveries) and returns the jobs to insert beside them.
 	// The relay calls it (Relay).
 	FromEvents func(ctx context.Context, b *db.RelayBatch) ([]river.JobArgs, error)
+	// Cancelled, when set, ends the kind's own record of a job staff
+	// cancelled (Cancel), in the cancel's transaction: args are the job's
+	// encoded args.
+	Cancelled func(ctx context.Context, jt *db.JobTx, args []byte) error
 }
 
 // Config is what New builds the queue from.

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"petstore/db"
+	"petstore/web/queue"
 )
 
 // Deliverer makes one attempt of a delivery and records what it decided:
@@ -84,8 +86,22 @@ func (d *Deliverer) Attempt(ctx context.Context, id, generation int64) (pending 
 		return false, 0, fmt.Errorf("delivery %d: %w", id, err)
 	}
 	d.Metrics.attempted(dec.status, a.duration)
+	if dec.status == db.DeliveryPending && !a.ok() {
+		// Another attempt is to come: the job is snoozed, not failed, so
+		// its failure is noted for the console's Jobs page.
+		queue.RecordFailure(ctx, send.Attempts+1, a.describe())
+	}
 	if reason != "" {
 		d.Logger.Warn("webhook disabled", "webhookId", send.Delivery.WebhookID, "reason", reason, "url", send.URL)
 	}
 	return dec.status == db.DeliveryPending, dec.retry, nil
+}
+
+// describe says what went wrong with an attempt, for staff: the error and
+// the answer's status, if any ("http_status 500").
+func (a answer) describe() string {
+	if a.status != 0 {
+		return a.err + " " + strconv.Itoa(a.status)
+	}
+	return a.err
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"time"
@@ -88,6 +89,7 @@ func New(q *queue.Queue, cfg Config) (*Deliveries, error) {
 	w := &Deliveries{store: cfg.Store, queue: q, deliverer: d}
 	err := queue.Register(q, queue.Kind{
 		Queue: JobQueue, Workers: cmp.Or(cfg.Workers, DefaultWorkers), Timeout: JobTimeout, FromEvents: w.fromEvents,
+		Cancelled: cancelled,
 	}, w.work)
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: %w", err)
@@ -130,6 +132,16 @@ func (w *Deliveries) Test(ctx context.Context, webhookID int64) (*db.WebhookDeli
 // returns it pending. Errors: not_found, webhook_disabled.
 func (w *Deliveries) Retry(ctx context.Context, webhookID, id int64) (*db.WebhookDelivery, error) {
 	return w.store.RetryWebhookDelivery(ctx, webhookID, id, w.enqueue)
+}
+
+// cancelled fails the delivery of a job staff cancelled on the Jobs page
+// (queue.Kind.Cancelled): no attempt of it comes any more.
+func cancelled(ctx context.Context, jt *db.JobTx, args []byte) error {
+	var a deliveryArgs
+	if err := json.Unmarshal(args, &a); err != nil {
+		return fmt.Errorf("webhooks: job args: %w", err)
+	}
+	return jt.StopWebhookDelivery(ctx, a.DeliveryID, a.Generation)
 }
 
 // enqueue inserts the jobs of deliveries in tx (db.EnqueueDeliveries).
