@@ -230,7 +230,7 @@ func (e *Emails) work(ctx context.Context, job *river.Job[sendArgs]) error {
 		kinds []string
 		waits []time.Duration
 		took  []time.Duration
-		tries []int // each attempt's number for its email
+		tries []int         // each attempt's number for its email
 		rest  time.Duration // the snooze of the emails not reached; 0: all were
 		err   error
 	)
