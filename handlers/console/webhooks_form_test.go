@@ -111,7 +111,7 @@ func TestConsoleWebhookDeliveriesLive(t *testing.T) {
 		if got, _ := p.ID("delivery-rows").Attr("hx-trigger"); got != "" {
 			t.Errorf("nothing pending, yet the rows still poll (%q)", got)
 		}
-		if got, _ := b.Get(path+"?status=pending").ID("delivery-rows").Attr("hx-get"); got != "" {
+		if got, _ := b.Get(path + "?status=pending").ID("delivery-rows").Attr("hx-get"); got != "" {
 			t.Errorf("the pending filter, nothing pending: polls %q", got)
 		}
 	})
