@@ -141,8 +141,22 @@ func (cb *consoleBrowser) webhooks() {
 	cb.navigate(chromedp.Navigate(ts.URL + "/staff/webhooks"))
 	browse(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="add-webhook-toggle"]`)),
 		chromedp.SendKeys(chromedp.CSS(`#webhook-url`), rec.URL),
-		chromedp.Click(chromedp.CSS(`[data-testid="event-*"]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid="event-order.created"]`)))
+		chromedp.Click(chromedp.CSS(`[data-testid="event-order.created"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="event-pet.created"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="event-*"]`)))
+	ticked := func() string {
+		return read(t, ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('[data-testid="webhook-events"] input:checked')].map(i => i.value).join(",")`))
+	}
+	if got := ticked(); got != "*" {
+		t.Errorf("ticking All events leaves %q ticked, want * alone", got)
+	}
+	browse(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="event-order.created"]`)))
+	if got := ticked(); got != "order.created" {
+		t.Errorf("ticking an event beside All events leaves %q ticked, want order.created alone", got)
+	}
+	// Both ticked anyway (a browser without the script): the server
+	// refuses them in the console's words.
+	browse(t, ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="event-*"]').checked = true`))
 	cb.navigate(chromedp.Click(chromedp.CSS(`[data-testid="add-webhook"]`)))
 	cb.wantSummaryFocused("All events beside order.created", "webhook-errors", "All events already includes every event")
 	if got := cb.text(`[data-testid="error-summary"]`); containsAny(got, `"*"`, "send it alone") {
