@@ -18,9 +18,11 @@ import (
 // focus (the export with reversed dates, API keys, the team, the account,
 // settings, a category, a pet; the inventory's inline quantity puts focus
 // on the field to fix); the webhook form refuses "All events" beside
-// specific events and a URL another webhook has, in the console's words;
+// specific events (ticking it clears the others) and a URL another
+// webhook has, in the console's words;
 // a webhook's delivery log turns succeeded without a reload after "Send a
-// test event" and after "Retry now" once the receiver answers; a clerk's
+// test event" and after "Retry now" once the receiver answers; the audit
+// log finds the webhook's changes by a name's start and an action's; a clerk's
 // 403 keeps the console's layout and names the admin to ask (on keys,
 // where bans are lifted, webhooks, the audit log), and /staff/bans, an
 // address the console does not have, is its 404. Each new state passes axe (0
@@ -193,6 +195,31 @@ func (cb *consoleBrowser) webhooks() {
 		cb.wantSamePage()
 	}
 	wantAxeClean(t, ctx, "webhook, a delivery succeeded")
+
+	// The audit log by a staff user's name (its start, case aside) and an
+	// action's start: the webhook's changes, each as field: before → after.
+	cb.navigate(chromedp.Click(chromedp.CSS(`[data-testid="toggle-webhook"]`)))
+	cb.navigate(chromedp.Navigate(ts.URL + "/staff/audit"))
+	cb.setField("#a-actor", "ALI")
+	cb.setField("#a-action", "webhook")
+	cb.navigate(chromedp.Click(chromedp.CSS(`form[action="/staff/audit"] button[type=submit]`)))
+	actions := read(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="audit-action"]')].map(td => td.textContent.trim())`))
+	if len(actions) < 3 || !allHavePrefix(actions, "webhook.") || cb.value("#a-actor", "value") != "ALI" {
+		t.Errorf("the audit log by ALI and webhook lists %q, want the webhook's changes only, the filter kept", actions)
+	}
+	if got := cb.text(`[data-testid="audit-change"]`); !containsAny(got, "→") || !containsAny(got, "enabled:") {
+		t.Errorf("the newest change reads %q, want enabled: true → false", got)
+	}
+}
+
+// allHavePrefix reports whether every s starts with prefix.
+func allHavePrefix(ss []string, prefix string) bool {
+	for _, s := range ss {
+		if !strings.HasPrefix(s, prefix) {
+			return false
+		}
+	}
+	return true
 }
 
 // clerkForbidden signs in as a clerk: an admin's page is the console's
