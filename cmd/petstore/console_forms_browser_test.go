@@ -15,7 +15,7 @@ import (
 // TestConsoleBrowserForms (issue 42, SPEC §10) drives the console's
 // refusable forms in one chromium: each refused form comes back in the
 // console's layout with what was typed and an error summary that takes
-// focus (the export with reversed dates, API keys, the team, the account,
+// focus (the export and the audit log's filters with reversed dates, API keys, the team, the account,
 // settings, a category, a pet; the inventory's inline quantity puts focus
 // on the field to fix); the webhook form refuses "All events" beside
 // specific events (ticking it clears the others) and a URL another
@@ -28,7 +28,7 @@ import (
 // address the console does not have, is its 404. Each new state passes axe (0
 // violations) at 1280 and 360 px, light and dark.
 //
-// It takes about 30 s: eight axe checks of four runs each and two waits
+// It takes about 45 s: nine axe checks of four runs each and two waits
 // for a live update (the rows poll every 2 s); it shares one chromium
 // rather than starting one per item.
 func TestConsoleBrowserForms(t *testing.T) {
@@ -49,6 +49,17 @@ func TestConsoleBrowserForms(t *testing.T) {
 	if got := cb.value("#x-from", "value"); got != "2026-02-10" || cb.text(`[data-testid="nav-orders"]`) == "" {
 		t.Errorf("the refused export: from %q, or not in the console's layout", got)
 	}
+
+	// The audit log's filters with reversed dates.
+	cb.navigate(chromedp.Navigate(ts.URL + "/staff/audit"))
+	cb.setField("#a-from", "2026-02-10")
+	cb.setField("#a-to", "2026-01-01")
+	cb.navigate(chromedp.Click(chromedp.CSS(`form[action="/staff/audit"] button[type=submit]`)))
+	cb.wantSummaryFocused("the refused audit filters", "audit-errors", "To: ")
+	if got := cb.value("#a-from", "value"); got != "2026-02-10" {
+		t.Errorf("the refused audit filter reads %q, want it as typed", got)
+	}
+	wantAxeClean(t, ctx, "audit log, refused filters")
 
 	// API keys: an enterprise key without a name or a daily limit.
 	cb.navigate(chromedp.Navigate(ts.URL + "/staff/keys"))
