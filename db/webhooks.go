@@ -88,6 +88,18 @@ type WebhookUpdate struct {
 	Enabled     *bool     `json:"enabled"`
 }
 
+// CheckWebhook says why a webhook (create: a new one) or a change to one
+// would be refused, as CreateWebhook and UpdateWebhook would, without
+// writing anything: a form that finds problems of its own shows the
+// store's beside them (EValidationFailed, with details).
+func CheckWebhook(u WebhookUpdate, create bool) error {
+	if u.Events != nil {
+		events := slices.Clone(*u.Events)
+		u.Events = &events
+	}
+	return u.validate(create)
+}
+
 // validate checks the fields present (all of a new webhook's are required
 // but the description) and normalises the event list.
 func (u *WebhookUpdate) validate(create bool) error {

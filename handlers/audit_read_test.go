@@ -139,8 +139,14 @@ func TestAuditPage(t *testing.T) {
 			}
 		}
 		bad := b.Get("/staff/audit?from=someday&action=%00").WantStatus(http.StatusUnprocessableEntity)
-		if msg := bad.Text("audit-error"); !strings.Contains(msg, "from") {
-			t.Errorf("the refusal says %q", msg)
+		// The filters as typed stay (as text a page holds); the error
+		// summary takes focus and links to the refused filter (SPEC §10).
+		sum := bad.ID("error-summary")
+		if _, auto := sum.Attr("autofocus"); !auto || sum.Find(`a[href="#a-from"]`).Length() != 1 {
+			t.Errorf("the refusal's summary %q does not take focus or link to the from filter", bad.Text("error-summary"))
+		}
+		if v, _ := bad.Find("#a-from").Attr("value"); v != "someday" || bad.Find("#a-from").AttrOr("aria-invalid", "") != "true" {
+			t.Errorf("the from filter holds %q, not marked invalid; want someday as typed", v)
 		}
 		// A page holds 100 entries; the next link goes on from the last.
 		cli := db.WithOrigin(context.Background(), db.Origin{Actor: db.CLIActor("ops")})

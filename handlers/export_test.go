@@ -251,3 +251,31 @@ func mustInt(t *testing.T, s string) int64 {
 }
 
 func itoa(n int64) string { return handlerstest.Itoa(n) }
+
+// TestOrdersExportShipDate (issue 42): the export's shipDate is written
+// as the API writes the order's shipDate, an RFC 3339 timestamp in UTC
+// (SPEC §2, §16: "times are RFC 3339 in UTC, as elsewhere in this API";
+// the document's Order.shipDate is format: date-time), never a
+// spreadsheet's date or a local time, on both databases.
+func TestOrdersExportShipDate(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		a := handlerstest.NewOn(t, open)
+		pet := a.SeedPet("Rex", 5)
+		id := a.PlaceOrder(t, a.Customer, map[string]any{"petId": pet.ID, "quantity": 1})
+		ship := a.ShipDate(3).Add(1500 * time.Millisecond).In(time.FixedZone("CET", 3600))
+		a.Do(handlerstest.Req{Method: "PATCH", Path: "/api/store/orders/" + itoa(id), Key: a.Staff,
+			Body: map[string]any{"shipDate": ship.Format(time.RFC3339Nano)}}).Want(t, http.StatusOK)
+		var order struct {
+			ShipDate string `json:"shipDate"`
+		}
+		a.GetJSON(t, a.Staff, "/api/store/orders/"+itoa(id), &order)
+		d := a.Clock.Now().UTC().Format(time.DateOnly)
+		rows := readCSV(t, a.Do(handlerstest.Req{Method: "GET", Path: "/api/store/orders/export?from=" + d + "&to=" + d, Key: a.Staff}).Want(t, http.StatusOK).Body)
+		if len(rows) != 1 {
+			t.Fatalf("%d rows exported, want the one order", len(rows))
+		}
+		if got, want := rows[0][9], handlerstest.JSONTime(ship); got != want || got != order.ShipDate {
+			t.Errorf("shipDate cell = %q, want %q, as the API's order has it (%q)", got, want, order.ShipDate)
+		}
+	})
+}

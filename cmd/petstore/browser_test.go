@@ -65,6 +65,14 @@ type testServer struct {
 // the server's log is printed when the test failed.
 func startServer(t *testing.T) *testServer {
 	t.Helper()
+	return startServerWith(t, nil)
+}
+
+// startServerWith is startServer with the variables env added to its
+// configuration (PETSTORE_WEBHOOK_ALLOW_PRIVATE for a receiver on this
+// machine).
+func startServerWith(t *testing.T, extra map[string]string) *testServer {
+	t.Helper()
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
 		t.Fatal(err)
@@ -72,6 +80,9 @@ func startServer(t *testing.T) *testServer {
 	env := map[string]string{
 		"DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "petstore.db"),
 		"SESSION_KEYS": hex.EncodeToString(key),
+	}
+	for k, v := range extra {
+		env[k] = v
 	}
 	cfg, err := LoadConfig(func(k string) string { return withTestSecretKeys(env)[k] })
 	if err != nil {

@@ -43,7 +43,8 @@ func TestImportBrowser(t *testing.T) {
 
 	cb.navigate(chromedp.SetUploadFiles(chromedp.CSS(`#import-file`), []string{bad}),
 		chromedp.Click(chromedp.CSS(`[data-testid="import-submit"]`)))
-	cb.waitText(`[data-testid="import-problems"]`, "row 3: price")
+	cb.waitText(`[data-testid="error-summary"]`, "row 3: price")
+	cb.wantSummaryFocused("the refused file", "import-errors", "row 3: price")
 	wantAxeClean(t, ctx, "import refused")
 	screenshot(t, ctx, "console-import-refused")
 

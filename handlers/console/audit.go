@@ -11,6 +11,7 @@ import (
 	"petstore/db"
 	view "petstore/views/console"
 	"petstore/web"
+	"petstore/web/browser"
 )
 
 // auditParams are the audit page's filters, by their query names.
@@ -24,8 +25,7 @@ func (h *Handler) Audit(c *fiber.Ctx) error {
 	for _, name := range auditParams {
 		q[name] = strings.TrimSpace(c.Query(name))
 	}
-	v := view.AuditView{ActorType: q["actorType"], ActorID: q["actorId"], Actor: q["actor"], Action: q["action"],
-		TargetType: q["targetType"], TargetID: q["targetId"], From: q["from"], To: q["to"]}
+	v := auditViewOf(q)
 	before, err := web.FormQueryID(c, "before")
 	if err != nil {
 		return err
@@ -38,9 +38,15 @@ func (h *Handler) Audit(c *fiber.Ctx) error {
 	if err == nil {
 		err = f.Validate()
 	}
-	if msg, ok := problemsText(err); ok {
-		// What the form shows again must be text a page can hold.
-		v = view.AuditView{Error: msg}
+	var coded *db.Error
+	if errors.As(err, &coded) && coded.Code == db.EValidationFailed {
+		// The filters as typed, as text a page can hold, with their
+		// problems in the form's error summary (SPEC §10).
+		for _, name := range auditParams {
+			q[name] = browser.Printable(q[name], false)
+		}
+		v = auditViewOf(q)
+		v.Errors, v.Problem = view.FieldErrorsOf(coded, auditParams...)
 		c.Status(fiber.StatusUnprocessableEntity)
 	} else if err != nil {
 		return err
@@ -59,6 +65,12 @@ func (h *Handler) Audit(c *fiber.Ctx) error {
 		return err
 	}
 	return web.Render(c, view.AuditPage(ch, v))
+}
+
+// auditViewOf is the audit page with the filters of q in its form.
+func auditViewOf(q map[string]string) view.AuditView {
+	return view.AuditView{ActorType: q["actorType"], ActorID: q["actorId"], Actor: q["actor"], Action: q["action"],
+		TargetType: q["targetType"], TargetID: q["targetId"], From: q["from"], To: q["to"]}
 }
 
 // auditURL is the audit page with the filters of q, from the entry

@@ -30,7 +30,7 @@ func TestConsoleImport(t *testing.T) {
 		}
 		body, ct := handlerstest.ImportForm(t, b.CSRF, "pets.csv", []byte("name,category,price\nRex,Dogs,1.00\nMax,Dogs,abc\n"))
 		refused := b.Upload("/staff/import", body, ct, false).WantStatus(http.StatusUnprocessableEntity)
-		if got := refused.Text("import-problems"); !strings.Contains(got, "row 3: price") {
+		if got := refused.Text("error-summary"); !strings.Contains(got, "row 3: price") {
 			t.Errorf("problems %q, want row 3: price named", got)
 		}
 		if n := handlerstest.CountRows(t, a, "imports"); n != 0 {
@@ -56,7 +56,7 @@ func TestConsoleImport(t *testing.T) {
 		b.Get("/staff/import").WantStatus(http.StatusOK).WantText("import-active", "is queued")
 
 		body, ct = handlerstest.ImportForm(t, b.CSRF, "more.csv", []byte("name,category\nBella,Dogs\n"))
-		if got := b.Upload("/staff/import", body, ct, false).WantStatus(http.StatusConflict).Text("import-problem"); !strings.Contains(got, "wait until it has finished") {
+		if got := b.Upload("/staff/import", body, ct, false).WantStatus(http.StatusConflict).Text("error-summary"); !strings.Contains(got, "wait until it has finished") {
 			t.Errorf("second upload says %q", got)
 		}
 

@@ -1,6 +1,8 @@
 package console
 
 import (
+	"errors"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,6 +30,38 @@ func webhookForm(c *fiber.Ctx) (db.WebhookUpdate, view.WebhookForm) {
 		events = []string{}
 	}
 	return db.WebhookUpdate{URL: &f.URL, Events: &events, Description: &f.Description}, f
+}
+
+// checkWebhookForm records, in the console's words, what the store would
+// refuse in the API's, and refuses what only the console does: "All
+// events" ticked beside specific events (it already means every one), no
+// event ticked, and a URL another webhook (not self) already has, which
+// would get every event twice (edit that one's events instead). It
+// reports whether the form has problems, the store's own merged in.
+func (h *Handler) checkWebhookForm(c *fiber.Ctx, in db.WebhookUpdate, f *view.WebhookForm, self int64) (bool, error) {
+	switch {
+	case len(f.Events) == 0:
+		f.Errors["events"] = "Tick at least one event, or All events."
+	case slices.Contains(f.Events, db.WebhookAnyEvent) && len(f.Events) > 1:
+		f.Errors["events"] = "All events already includes every event: tick it alone, or only the events you want."
+	}
+	ws, err := h.Store.FindWebhooks(c.UserContext())
+	if err != nil {
+		return false, err
+	}
+	for _, w := range ws {
+		if w.ID != self && w.URL == f.URL {
+			f.Errors["url"] = "A webhook already sends to this URL: change that one's events rather than add another (each event would arrive twice)."
+		}
+	}
+	if len(f.Errors) == 0 {
+		return false, nil
+	}
+	var coded *db.Error
+	if errors.As(db.CheckWebhook(in, self == 0), &coded) {
+		f.Problem = mergeFieldErrors(f.Errors, coded, webhookFormFields...)
+	}
+	return true, nil
 }
 
 // webhookFormOf is the edit form filled from w.
@@ -68,6 +102,12 @@ func (h *Handler) renderWebhooks(c *fiber.Ctx, status int, f view.WebhookForm, s
 // is never cached (NoStore).
 func (h *Handler) CreateWebhook(c *fiber.Ctx) error {
 	in, f := webhookForm(c)
+	if refused, err := h.checkWebhookForm(c, in, &f, 0); err != nil || refused {
+		if err != nil {
+			return err
+		}
+		return h.renderWebhooks(c, fiber.StatusUnprocessableEntity, f, nil)
+	}
 	w, err := h.Store.CreateWebhook(c.UserContext(), db.NewWebhook{URL: in.URL, Events: in.Events, Description: in.Description})
 	if err != nil {
 		status, err := webhookFormFailed(err, &f)
@@ -105,11 +145,12 @@ func (h *Handler) renderWebhook(c *fiber.Ctx, status int, w *db.Webhook, f view.
 		return err
 	}
 	v.Deliveries = ds
+	v.RowsURL = deliveriesPage(w.ID, v.Status, before)
 	if more {
-		v.NextURL = "/staff/webhooks/" + strconv.FormatInt(w.ID, 10) + "?before=" + strconv.FormatInt(ds[len(ds)-1].ID, 10)
-		if v.Status != "" {
-			v.NextURL += "&status=" + v.Status
-		}
+		v.NextURL = deliveriesPage(w.ID, v.Status, ds[len(ds)-1].ID)
+	}
+	if web.IsHTMX(c) {
+		return web.Render(c, view.DeliveryRows(v))
 	}
 	ch, err := h.chrome(c, "Webhook "+w.URL, "webhooks")
 	if err != nil {
@@ -126,6 +167,12 @@ func (h *Handler) UpdateWebhook(c *fiber.Ctx) error {
 		return err
 	}
 	in, f := webhookForm(c)
+	if refused, err := h.checkWebhookForm(c, in, &f, w.ID); err != nil || refused {
+		if err != nil {
+			return err
+		}
+		return h.renderWebhook(c, fiber.StatusUnprocessableEntity, w, f, nil)
+	}
 	up, err := h.Store.UpdateWebhook(c.UserContext(), w.ID, in)
 	if err != nil {
 		status, err := webhookFormFailed(err, &f)
@@ -205,6 +252,22 @@ func (h *Handler) RetryDelivery(c *fiber.Ctx) error {
 		return h.refused(c, err, webhookBack(id), nil)
 	}
 	return h.flashRedirect(c, "Delivery "+strconv.FormatInt(deliveryID, 10)+" is queued for an attempt now.", webhookBack(id))
+}
+
+// deliveriesPage is the address of a webhook's page of deliveries: those
+// in status ("" for all) older than before (0 for the newest).
+func deliveriesPage(id int64, status string, before int64) string {
+	q := url.Values{}
+	if before > 0 {
+		q.Set("before", strconv.FormatInt(before, 10))
+	}
+	if status != "" {
+		q.Set("status", status)
+	}
+	if len(q) == 0 {
+		return webhookBack(id)
+	}
+	return webhookBack(id) + "?" + q.Encode()
 }
 
 func webhookBack(id int64) string { return "/staff/webhooks/" + strconv.FormatInt(id, 10) }

@@ -8,7 +8,8 @@
 //   user is editing waits until they leave it; an inventory row refreshes
 //   only when the event is about its pet and changes what it shows.
 // - The live indicator, the copy button, filters that apply on change, and
-//   a highlight for new orders.
+//   a highlight for new orders; a webhook's "All events" clears the other
+//   events it includes.
 // - A table wider than its column (between the phone's cards and a wide
 //   screen) says so above it, and its frame takes focus, so the keyboard
 //   scrolls it too.
@@ -285,6 +286,20 @@
   document.addEventListener("DOMContentLoaded", cueWideTables);
   window.addEventListener("resize", cueSoon);
   document.addEventListener("htmx:afterSettle", cueSoon);
+
+  // A webhook's events: "All events" (the fieldset's data-all-events
+  // value) already includes every event, so ticking it clears the others
+  // and ticking another clears it. Without this script the server refuses
+  // the two together, in the form's error summary.
+  document.addEventListener("change", function (e) {
+    var box = e.target;
+    var set = box.closest && box.closest("fieldset[data-all-events]");
+    if (!set || box.type !== "checkbox" || !box.checked) return;
+    var all = box.value === set.dataset.allEvents;
+    set.querySelectorAll("input[type=checkbox]").forEach(function (other) {
+      if (other !== box && (all || other.value === set.dataset.allEvents)) other.checked = false;
+    });
+  });
 
   // Copy buttons: data-copy names the input whose value they copy.
   document.addEventListener("click", function (e) {

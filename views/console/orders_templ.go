@@ -303,7 +303,7 @@ func exportForm(v OrdersView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = errorSummary("export-errors", exportProblems(v.ExportErrors)).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = errorSummary("export-errors", problemsOf(v.ExportErrors, "", summaryField{"from", "x-from", "Placed from"}, summaryField{"to", "x-to", "To"})).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1018,17 +1018,6 @@ func OrderCancelled(id int64) templ.Component {
 		}
 		return nil
 	})
-}
-
-// exportProblems are the export form's problems in its fields' order.
-func exportProblems(errs FieldErrors) []ProblemItem {
-	var out []ProblemItem
-	for _, f := range []struct{ name, id, label string }{{"from", "x-from", "Placed from"}, {"to", "x-to", "To"}} {
-		if msg := errs[f.name]; msg != "" {
-			out = append(out, ProblemItem{f.id, f.label + ": " + msg})
-		}
-	}
-	return out
 }
 
 var _ = templruntime.GeneratedTemplate

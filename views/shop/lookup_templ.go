@@ -153,7 +153,7 @@ func LookupFormPart(v LookupView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = errorSummary("lookup-errors", lookupProblems(v.Form)).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.ErrorSummary("lookup-errors", "notice notice-error", problemsOf(lookupFields(v.Form))).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -169,16 +169,6 @@ func LookupFormPart(v LookupView) templ.Component {
 		}
 		return nil
 	})
-}
-
-func lookupProblems(f LookupForm) []summaryItem {
-	var out []summaryItem
-	for _, fd := range lookupFields(f) {
-		if fd.Error != "" {
-			out = append(out, summaryItem{FieldID: fd.ID, Message: fd.Error})
-		}
-	}
-	return out
 }
 
 // LookupResultView is a checkout found by its number and email.
@@ -229,7 +219,7 @@ func LookupResultPage(v LookupResultView) templ.Component {
 			var templ_7745c5c3_Var7 string
 			templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(v.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/shop/lookup.templ`, Line: 95, Col: 24}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/shop/lookup.templ`, Line: 85, Col: 24}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 			if templ_7745c5c3_Err != nil {
