@@ -44,6 +44,9 @@ type Event struct {
 	Type      string          `db:"type"`
 	Data      json.RawMessage `db:"data"`
 	CreatedAt time.Time       `db:"created_at"`
+	// Traceparent is the change's span (Traceparent), read by the relay
+	// only: nil elsewhere.
+	Traceparent *string `db:"traceparent"`
 }
 
 // pendingEvent is an event recorded in a transaction, written at commit.
@@ -75,7 +78,8 @@ func newEvent(typ string, data any) (pendingEvent, error) {
 }
 
 // flushEvents inserts the recorded events in one statement, ids in
-// recording order. Nothing orders commits across transactions: readers
+// recording order, each with the traceparent of the change's span (ctx:
+// the transaction's), NULL without one. Nothing orders commits across transactions: readers
 // deliver events only up to the horizon (eventHorizon), and other
 // instances are woken after the commit (eventsCommitted).
 func (tx *Tx) flushEvents(ctx context.Context) error {
@@ -86,15 +90,15 @@ func (tx *Tx) flushEvents(ctx context.Context) error {
 	if tx.dialect() == DialectPostgres {
 		err = tx.flushEventsPostgres(ctx)
 	} else {
-		args := make([]any, 0, 1+2*len(tx.events))
-		args = append(args, tx.now)
+		args := make([]any, 0, 2+2*len(tx.events))
+		args = append(args, tx.now, Traceparent(ctx))
 		rows := make([]string, len(tx.events))
 		for i, e := range tx.events {
 			args = append(args, e.typ, e.data)
 			n := len(args)
 			rows[i] = fmt.Sprintf("($%d, $%d, %d)", n-1, n, i)
 		}
-		_, err = tx.exec(ctx, `INSERT INTO events (type, data, created_at) SELECT v.column1, v.column2, $1 FROM (VALUES `+
+		_, err = tx.exec(ctx, `INSERT INTO events (type, data, created_at, traceparent) SELECT v.column1, v.column2, $1, $2 FROM (VALUES `+
 			strings.Join(rows, ", ")+`) AS v ORDER BY v.column3`, args...)
 	}
 	if err != nil {
@@ -114,9 +118,9 @@ func (tx *Tx) flushEventsPostgres(ctx context.Context) error {
 	for i, e := range tx.events {
 		types[i], data[i] = e.typ, e.data
 	}
-	_, err := tx.exec(ctx, `INSERT INTO events (type, data, created_at)
-		SELECT v.t, v.d, $1 FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS v(t, d, o)
-		WHERE pg_current_xact_id() IS NOT NULL ORDER BY v.o`, tx.now, pq.Array(types), pq.Array(data))
+	_, err := tx.exec(ctx, `INSERT INTO events (type, data, created_at, traceparent)
+		SELECT v.t, v.d, $1, $4 FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS v(t, d, o)
+		WHERE pg_current_xact_id() IS NOT NULL ORDER BY v.o`, tx.now, pq.Array(types), pq.Array(data), Traceparent(ctx))
 	return err
 }
 

@@ -20,6 +20,10 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"petstore/db"
 	"petstore/web"
@@ -50,6 +54,9 @@ var DefaultSchedule = []time.Duration{
 	time.Hour, 2 * time.Hour, 4 * time.Hour, 8 * time.Hour, 12 * time.Hour,
 }
 
+// TracerName names the sends' spans.
+const TracerName = "petstore/web/email"
+
 // DefaultFrom is PETSTORE_MAIL_FROM's default.
 const DefaultFrom = "petstore@localhost"
 
@@ -74,6 +81,9 @@ type Config struct {
 	// Load, when set, is the instance's requests in flight: sends give
 	// way to them while the instance is busy (gate.go).
 	Load *web.Load
+	// Tracer, when set, makes a span of each send (SPEC §21); nil is
+	// tracing off (a no-op tracer).
+	Tracer trace.TracerProvider
 }
 
 // Emails is the kind of job that sends emails.
@@ -87,6 +97,7 @@ type Emails struct {
 	metrics  *Metrics
 	schedule []time.Duration
 	gate     *gate
+	tracer   trace.Tracer
 }
 
 // sendArgs are a send job's args.
@@ -117,6 +128,11 @@ func New(q *queue.Queue, cfg Config) (*Emails, error) {
 	if e.now == nil {
 		e.now = time.Now
 	}
+	var tp trace.TracerProvider = noop.NewTracerProvider()
+	if cfg.Tracer != nil {
+		tp = cfg.Tracer
+	}
+	e.tracer = tp.Tracer(TracerName)
 	if cfg.Transport != nil {
 		e.sender = &Sender{Transport: cfg.Transport, From: a.Address, Timeout: cfg.Timeout}
 	}
@@ -178,8 +194,14 @@ func (e *Emails) work(ctx context.Context, job *river.Job[sendArgs]) error {
 		return river.JobSnooze(busySnooze)
 	}
 	start := e.now()
-	r := e.sender.Send(ctx, m)
+	sctx, span := e.tracer.Start(ctx, "email.send", e.sendSpan(m)...)
+	r := e.sender.Send(sctx, m)
 	took := e.now().Sub(start)
+	span.SetAttributes(attribute.String("petstore.email.outcome", r.Outcome))
+	if r.Outcome != db.AttemptSent {
+		span.SetStatus(codes.Error, r.Outcome)
+	}
+	span.End()
 	o := db.EmailOutcome{Attempt: db.EmailAttempt{At: start, DurationMs: took.Milliseconds(), Outcome: r.Outcome, Answer: r.Answer}}
 	if r.Code != 0 {
 		code := r.Code
@@ -217,6 +239,17 @@ func (e *Emails) work(ctx context.Context, job *river.Job[sendArgs]) error {
 		return river.JobSnooze(wait)
 	}
 	return nil
+}
+
+// sendSpan is the options of m's send span: linked to the change that
+// caused it (web.StartCaused's rule; the message carries its traceparent).
+func (e *Emails) sendSpan(m *db.Email) []trace.SpanStartOption {
+	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+		attribute.Int64("petstore.email.id", m.ID), attribute.String("petstore.email.kind", m.Kind))}
+	if cause, _ := web.CausedBy(m.Traceparent); cause.IsValid() {
+		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: cause}))
+	}
+	return opts
 }
 
 // Resend queues an email again (a new Message-ID), or keeps it again

@@ -137,7 +137,7 @@ func (r *Renderer) Emails(ctx context.Context, c *db.EmailCauses) ([]db.NewEmail
 	}
 	lookup := strings.TrimRight(r.BaseURL, "/") + "/orders/lookup"
 	var out []db.NewEmail
-	add := func(kind, key, toName, toAddr string, m message) error {
+	add := func(kind, key, toName, toAddr string, m message, trace *string) error {
 		m.Shop = shop
 		m.Subject = oneLine(m.Subject)
 		text, html, err := render(ctx, m)
@@ -147,7 +147,7 @@ func (r *Renderer) Emails(ctx context.Context, c *db.EmailCauses) ([]db.NewEmail
 		out = append(out, db.NewEmail{
 			Kind: kind, DedupeKey: key, FromName: shop, ReplyTo: oneLine(c.Settings.ReplyTo),
 			ToName: oneLine(toName), ToAddr: oneLine(toAddr), Subject: m.Subject, Text: text, HTML: html,
-			MessageIDDomain: r.Domain, Keep: r.Keep,
+			MessageIDDomain: r.Domain, Keep: r.Keep, Traceparent: trace,
 		})
 		return nil
 	}
@@ -166,7 +166,7 @@ func (r *Renderer) Emails(ctx context.Context, c *db.EmailCauses) ([]db.NewEmail
 		if m.ShipDate == "" {
 			m.ShipDate = "not chosen"
 		}
-		if err := add(db.EmailOrderPlaced, "placed:"+n, co.Name, co.Email, m); err != nil {
+		if err := add(db.EmailOrderPlaced, "placed:"+n, co.Name, co.Email, m, co.Traceparent); err != nil {
 			return nil, err
 		}
 		for _, s := range c.Staff {
@@ -177,7 +177,7 @@ func (r *Renderer) Emails(ctx context.Context, c *db.EmailCauses) ([]db.NewEmail
 			sm.Buyer = name + " <" + oneLine(co.Email) + ">"
 			sm.Pickup = nil
 			sm.LinkText, sm.Link = "See it in the console:", strings.TrimRight(r.BaseURL, "/")+"/staff/orders?q="+n
-			if err := add(db.EmailStaffNewOrder, "staff:"+n+":"+strconv.FormatInt(s.ID, 10), s.Username, s.Email, sm); err != nil {
+			if err := add(db.EmailStaffNewOrder, "staff:"+n+":"+strconv.FormatInt(s.ID, 10), s.Username, s.Email, sm, co.Traceparent); err != nil {
 				return nil, err
 			}
 		}
@@ -206,7 +206,7 @@ func (r *Renderer) Emails(ctx context.Context, c *db.EmailCauses) ([]db.NewEmail
 		default:
 			continue
 		}
-		if err := add(ch.Kind, key, l.BuyerName, l.BuyerEmail, m); err != nil {
+		if err := add(ch.Kind, key, l.BuyerName, l.BuyerEmail, m, ch.Traceparent); err != nil {
 			return nil, err
 		}
 	}
