@@ -12,7 +12,7 @@ import (
 // records at warning level.
 func TestRedisLogIsJSON(t *testing.T) {
 	var buf bytes.Buffer
-	redisLog{newLogger(&buf, slog.LevelInfo, false)}.Printf(context.Background(), "redis: connection pool: failed to dial after %d attempts: %v\n", 1, "refused")
+	redisLog{newLogger(&buf, slog.LevelInfo)}.Printf(context.Background(), "redis: connection pool: failed to dial after %d attempts: %v\n", 1, "refused")
 	var rec map[string]any
 	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
 		t.Fatalf("log line %q is not JSON: %v", buf.String(), err)

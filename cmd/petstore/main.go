@@ -12,8 +12,6 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
-
-	"petstore/web"
 )
 
 func main() {
@@ -84,7 +82,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, now fun
 	}
 	r := &runner{
 		cfg:    cfg,
-		logger: newLogger(stderr, cfg.LogLevel, cfg.Tracing != nil),
+		logger: newLogger(stderr, cfg.LogLevel),
 		now:    now,
 		stdin:  stdin,
 		stdout: stdout,
@@ -99,12 +97,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, now fun
 	return describe(act(ctx, r, operands))
 }
 
-// newLogger is the JSON logger of every command, on stderr. With tracing
-// on, a record logged within a span names it (trace_id, span_id).
-func newLogger(stderr io.Writer, level slog.Level, traced bool) *slog.Logger {
-	var h slog.Handler = slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level})
-	if traced {
-		h = web.TraceIDs(h)
-	}
-	return slog.New(h)
+// newLogger is the JSON logger of every command, on stderr.
+func newLogger(stderr io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
 }

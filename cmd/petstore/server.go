@@ -62,6 +62,8 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 		}
 		tp = tracer
 		opts = append(opts, db.WithTracing(tracer))
+		// A record logged within a span names it (trace_id, span_id).
+		logger = slog.New(web.TraceIDs(logger.Handler()))
 	}
 	store, err := db.Open(ctx, cfg.DatabaseURL, now, opts...)
 	if err != nil {
