@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -111,6 +112,54 @@ func TestStoreTracing(t *testing.T) {
 		}
 		if statements == 0 {
 			t.Fatal("no statement span under the request's span")
+		}
+	})
+}
+
+// TestBatchedOrdersCarryTheirOwnTraceparent: lone orders placed together
+// in one transaction (group commit) for different requests write their
+// events each with its own request's traceparent, on both ways a batch is
+// placed (in Go, and PostgreSQL's one statement).
+func TestBatchedOrdersCarryTheirOwnTraceparent(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		ctx := context.Background()
+		for _, inGo := range []bool{false, true} {
+			s := open(t)
+			if inGo {
+				s.PlaceLoneOrdersInGo()
+			}
+			c := MustCreateCategory(t, ctx, s, "Dogs")
+			rex := MustCreatePet(t, ctx, s, c.ID, "Rex", 5)
+			relayedTraceparents(t, s) // the pet's events
+			var ctxs []context.Context
+			var want []*string
+			for i := range 3 {
+				sc := changeSpan.WithSpanID(trace.SpanID{0xb7, 0xad, 0x6b, 0x71, 0x69, 0x20, 0x33, byte(i + 1)})
+				ctxs = append(ctxs, trace.ContextWithSpanContext(ctx, sc))
+				want = append(want, db.Traceparent(ctxs[i]))
+			}
+			orders, errs := s.PlaceLoneOrdersFrom(ctxs, db.Owner{}, []db.NewOrder{
+				{PetID: &rex.ID, Quantity: ptr(int64(1))}, {PetID: &rex.ID, Quantity: ptr(int64(1))}, {PetID: &rex.ID, Quantity: ptr(int64(1))},
+			})
+			got := map[int64]string{}
+			_, err := s.RelayEvents(ctx, 100, func(ctx context.Context, b *db.RelayBatch) error {
+				evs, err := b.Events(ctx)
+				for _, e := range evs {
+					var ref struct{ ID int64 }
+					if e.Type == db.EventOrderCreated && json.Unmarshal(e.Data, &ref) == nil && e.Traceparent != nil {
+						got[ref.ID] = *e.Traceparent
+					}
+				}
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, o := range orders {
+				if errs[i] != nil || got[o.ID] != *want[i] {
+					t.Errorf("in Go %v: order %d (%v) carries %q, want its request's %q", inGo, i, errs[i], got[o.ID], *want[i])
+				}
+			}
 		}
 	})
 }
