@@ -7,6 +7,7 @@ import (
 	"github.com/XSAM/otelsql"
 	"github.com/jmoiron/sqlx"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -17,12 +18,14 @@ type openOptions struct {
 	tracer trace.TracerProvider
 }
 
-// WithTracing makes a span of every SQL statement run within a span (a
-// request's, a job's), on either database, through tp (SPEC §21): the
-// statement's text with its $N placeholders, never its arguments. Work
-// outside any span (River's polling, the relay's idle look) makes none: it
-// would be a trace of its own per poll. Without this option the driver is
-// not wrapped at all, so tracing off costs the store nothing.
+// WithTracing makes a span of every SQL statement run within a recorded
+// span (a request's, a job's), on either database, through tp (SPEC §21):
+// the statement's text with its $N placeholders, never its arguments.
+// Work outside any span (River's polling, the relay's idle look) makes
+// none: it would be a trace of its own per poll; nor does work within a
+// span the sampler left out (its statements would be left out too). Without
+// this option the driver is not wrapped at all, so tracing off costs the
+// store nothing.
 func WithTracing(tp trace.TracerProvider) OpenOption {
 	return func(o *openOptions) { o.tracer = tp }
 }
@@ -38,6 +41,8 @@ func openSQL(dialect, dsn string, o openOptions) (*sqlx.DB, error) {
 	}
 	conn, err := otelsql.Open(dialect, dsn,
 		otelsql.WithTracerProvider(o.tracer),
+		// otelsql's metrics are not exported: the app's are Prometheus.
+		otelsql.WithMeterProvider(noop.NewMeterProvider()),
 		otelsql.WithAttributes(attribute.String("db.system.name", system)),
 		otelsql.WithSpanOptions(otelsql.SpanOptions{
 			DisableErrSkip:       true,
@@ -53,7 +58,7 @@ func openSQL(dialect, dsn string, o openOptions) (*sqlx.DB, error) {
 	return sqlx.NewDb(conn, dialect), nil
 }
 
-// underSpan keeps the statements run within a span.
+// underSpan keeps the statements run within a recorded (sampled) span.
 func underSpan(ctx context.Context, _ otelsql.Method, _ string, _ []driver.NamedValue) bool {
-	return trace.SpanContextFromContext(ctx).IsValid()
+	return trace.SpanFromContext(ctx).IsRecording()
 }
