@@ -194,7 +194,10 @@ func (e *Emails) work(ctx context.Context, job *river.Job[sendArgs]) error {
 		return river.JobSnooze(busySnooze)
 	}
 	start := e.now()
-	sctx, span := e.tracer.Start(ctx, "email.send", e.sendSpan(m)...)
+	// The send's span links to the change that caused the email; the
+	// message carries its traceparent (Sender.message).
+	sctx, span, _ := web.StartCaused(ctx, e.tracer, "email.send", m.Traceparent,
+		attribute.Int64("petstore.email.id", m.ID), attribute.String("petstore.email.kind", m.Kind))
 	r := e.sender.Send(sctx, m)
 	took := e.now().Sub(start)
 	span.SetAttributes(attribute.String("petstore.email.outcome", r.Outcome))
@@ -239,17 +242,6 @@ func (e *Emails) work(ctx context.Context, job *river.Job[sendArgs]) error {
 		return river.JobSnooze(wait)
 	}
 	return nil
-}
-
-// sendSpan is the options of m's send span: linked to the change that
-// caused it (web.StartCaused's rule; the message carries its traceparent).
-func (e *Emails) sendSpan(m *db.Email) []trace.SpanStartOption {
-	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
-		attribute.Int64("petstore.email.id", m.ID), attribute.String("petstore.email.kind", m.Kind))}
-	if cause, _ := web.CausedBy(m.Traceparent); cause.IsValid() {
-		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: cause}))
-	}
-	return opts
 }
 
 // Resend queues an email again (a new Message-ID), or keeps it again
