@@ -57,7 +57,7 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 	var opts []db.OpenOption
 	if cfg.Tracing != nil {
 		var err error
-		if tracer, err = startTracing(cfg.Tracing); err != nil {
+		if tracer, err = startTracing(cfg.Tracing, logger); err != nil {
 			return nil, err
 		}
 		tp = tracer

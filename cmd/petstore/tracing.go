@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -107,8 +109,13 @@ func parseSampler(name, arg string) (sdktrace.Sampler, error) {
 }
 
 // startTracing makes the tracer provider that exports to t.URL in batches.
-// Shut it down (tracingShutdownGrace) to send what is still buffered.
-func startTracing(t *TracingConfig) (*sdktrace.TracerProvider, error) {
+// Shut it down (tracingShutdownGrace) to send what is still buffered. The
+// SDK's own errors (a collector that cannot be reached) become warnings in
+// the JSON log rather than lines of Go's log package.
+func startTracing(t *TracingConfig, logger *slog.Logger) (*sdktrace.TracerProvider, error) {
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		logger.Warn("tracing: spans not exported", "err", err)
+	}))
 	exp, err := otlptracehttp.New(context.Background(), otlptracehttp.WithEndpointURL(t.URL))
 	if err != nil {
 		return nil, fmt.Errorf("tracing: %w", err)
