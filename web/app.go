@@ -2,7 +2,7 @@
 // audience-specific: the Fiber app (NewApp) and its route table (Routes),
 // the error path (ErrorHandler and the surfaces' renderers), request
 // bodies and parameters, rendering, entity tags, compression, security
-// headers, request logs and metrics. The API's protocol lives beside its
+// headers, request logs, metrics and spans (tracing.go). The API's protocol lives beside its
 // handlers (handlers/api); the browsers' sessions, CSRF and flash
 // messages in web/browser.
 package web
