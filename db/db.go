@@ -159,7 +159,12 @@ func sqliteDSN(path string) string {
 // Open connects to the database named by a DATABASE_URL value and checks it
 // answers. now is the clock every timestamp the store writes or compares
 // comes from: the one cmd makes (tests pin it), never a clock of its own.
-func Open(ctx context.Context, rawURL string, now func() time.Time) (*Store, error) {
+// Options add what the store does beside its queries (WithTracing).
+func Open(ctx context.Context, rawURL string, now func() time.Time, opts ...OpenOption) (*Store, error) {
+	var o openOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if now == nil {
 		return nil, errors.New("open database: no clock given")
 	}
@@ -175,7 +180,7 @@ func Open(ctx context.Context, rawURL string, now func() time.Time) (*Store, err
 			}
 		}
 	}
-	x, err := sqlx.Open(dialect, dsn)
+	x, err := openSQL(dialect, dsn, o)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}

@@ -42,6 +42,9 @@ type EmailCheckout struct {
 	Email    string
 	ShipDate *time.Time
 	Lines    []EmailLine
+	// Traceparent is the span of the change that placed it (its first
+	// order.created event in the batch), nil when tracing was off.
+	Traceparent *string
 }
 
 // Total is what the checkout's lines cost together.
@@ -66,6 +69,9 @@ func (c *EmailCheckout) Currency() string {
 type EmailOrderChange struct {
 	Kind string
 	Line EmailLine
+	// Traceparent is the span of the change (its event's), nil when
+	// tracing was off.
+	Traceparent *string
 }
 
 // EmailRecipient is a staff user who opted in to new-checkout emails.
@@ -97,6 +103,7 @@ func (b *RelayBatch) EmailCauses(ctx context.Context) (*EmailCauses, error) {
 	}
 	var placed, changed []int64
 	kinds := map[int64]string{}
+	traces := map[int64]*string{} // by order id: the change's span
 	for _, e := range evs {
 		var ref struct {
 			ID       int64     `json:"id"`
@@ -109,6 +116,9 @@ func (b *RelayBatch) EmailCauses(ctx context.Context) (*EmailCauses, error) {
 		}
 		if err := json.Unmarshal(e.Data, &ref); err != nil || ref.Customer == nil {
 			continue // not a storefront order (or not an order): no buyer to write to
+		}
+		if e.Traceparent != nil {
+			traces[ref.ID] = e.Traceparent
 		}
 		switch e.Type {
 		case EventOrderCreated:
@@ -133,7 +143,7 @@ func (b *RelayBatch) EmailCauses(ctx context.Context) (*EmailCauses, error) {
 			return nil, err
 		}
 		for _, l := range lines {
-			c.Changes = append(c.Changes, EmailOrderChange{Kind: kinds[l.OrderID], Line: l})
+			c.Changes = append(c.Changes, EmailOrderChange{Kind: kinds[l.OrderID], Line: l, Traceparent: traces[l.OrderID]})
 		}
 	}
 	if len(placed) == 0 {
@@ -147,10 +157,12 @@ func (b *RelayBatch) EmailCauses(ctx context.Context) (*EmailCauses, error) {
 	}
 	var ids []int64
 	seen := map[int64]bool{}
+	coTrace := map[int64]*string{} // by checkout id
 	for _, l := range mine {
 		if l.CheckoutID != nil && !seen[*l.CheckoutID] {
 			seen[*l.CheckoutID] = true
 			ids = append(ids, *l.CheckoutID)
+			coTrace[*l.CheckoutID] = traces[l.OrderID]
 		}
 	}
 	if len(ids) == 0 {
@@ -164,7 +176,7 @@ func (b *RelayBatch) EmailCauses(ctx context.Context) (*EmailCauses, error) {
 	for _, l := range all {
 		co := byID[*l.CheckoutID]
 		if co == nil {
-			co = &EmailCheckout{ID: *l.CheckoutID, Name: l.BuyerName, Email: l.BuyerEmail}
+			co = &EmailCheckout{ID: *l.CheckoutID, Name: l.BuyerName, Email: l.BuyerEmail, Traceparent: coTrace[*l.CheckoutID]}
 			co.ShipDate = l.ShipDate
 			byID[co.ID] = co
 			c.Checkouts = append(c.Checkouts, co)
@@ -221,6 +233,9 @@ type NewEmail struct {
 	// log): it is written without its parts, failed, with an attempt
 	// saying so, and no job is queued.
 	Failure string
+	// Traceparent is the span of the change that caused it, nil when
+	// tracing was off: its send links to it (SPEC §21).
+	Traceparent *string
 }
 
 // emailUnrendered is the attempt answer of an email that could not be
@@ -250,9 +265,9 @@ func (tx *Tx) insertEmails(ctx context.Context, emails []NewEmail) ([]QueuedEmai
 			status = EmailKept
 		}
 		var id int64
-		err := tx.get(ctx, &id, `INSERT INTO emails (kind, dedupe_key, from_name, reply_to, to_name, to_addr, subject, text_body, html_body, message_id, status, created_at, sent_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', $10, $11, $12) ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`,
-			e.Kind, e.DedupeKey, e.FromName, e.ReplyTo, e.ToName, e.ToAddr, e.Subject, e.Text, e.HTML, status, tx.now, keptAt(status == EmailKept, tx.now))
+		err := tx.get(ctx, &id, `INSERT INTO emails (kind, dedupe_key, from_name, reply_to, to_name, to_addr, subject, text_body, html_body, message_id, status, created_at, sent_at, traceparent)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, '', $10, $11, $12, $13) ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`,
+			e.Kind, e.DedupeKey, e.FromName, e.ReplyTo, e.ToName, e.ToAddr, e.Subject, e.Text, e.HTML, status, tx.now, keptAt(status == EmailKept, tx.now), e.Traceparent)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}

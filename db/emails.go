@@ -76,7 +76,10 @@ type Email struct {
 	BodiesDropped bool       `db:"bodies_dropped"`
 	CreatedAt     time.Time  `db:"created_at"`
 	SentAt        *time.Time `db:"sent_at"`
-	Attempts      []EmailAttempt
+	// Traceparent is the span of the change that caused the email (its
+	// event's, SPEC §21), nil when tracing was off.
+	Traceparent *string `db:"traceparent"`
+	Attempts    []EmailAttempt
 }
 
 // EmailAttempt is one try of an email: the SMTP server's answer, or the
@@ -90,7 +93,7 @@ type EmailAttempt struct {
 	Answer     string    `db:"answer"`
 }
 
-const emailCols = `id, kind, from_name, reply_to, to_name, to_addr, subject, text_body, html_body, message_id, status, generation, tries, next_attempt_at, bodies_dropped, created_at, sent_at`
+const emailCols = `id, kind, from_name, reply_to, to_name, to_addr, subject, text_body, html_body, message_id, status, generation, tries, next_attempt_at, bodies_dropped, created_at, sent_at, traceparent`
 
 // EmailFilter selects emails, newest first.
 type EmailFilter struct {

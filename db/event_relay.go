@@ -36,14 +36,15 @@ func (b *RelayBatch) Events(ctx context.Context) ([]Event, error) {
 		Type      string    `db:"type"`
 		Data      string    `db:"data"`
 		CreatedAt time.Time `db:"created_at"`
+		Trace     *string   `db:"traceparent"`
 	}
-	err := b.tx.sel(ctx, &rows, `SELECT id, type, data, created_at FROM events WHERE id > $1 AND id <= $2 ORDER BY id`, b.From, b.To)
+	err := b.tx.sel(ctx, &rows, `SELECT id, type, data, created_at, traceparent FROM events WHERE id > $1 AND id <= $2 ORDER BY id`, b.From, b.To)
 	if err != nil {
 		return nil, fmt.Errorf("relay events: %w", err)
 	}
 	evs := make([]Event, len(rows))
 	for i, r := range rows {
-		evs[i] = Event{ID: r.ID, Type: r.Type, Data: json.RawMessage(r.Data), CreatedAt: r.CreatedAt}
+		evs[i] = Event{ID: r.ID, Type: r.Type, Data: json.RawMessage(r.Data), CreatedAt: r.CreatedAt, Traceparent: r.Trace}
 	}
 	return evs, nil
 }

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -44,12 +45,53 @@ type Event struct {
 	Type      string          `db:"type"`
 	Data      json.RawMessage `db:"data"`
 	CreatedAt time.Time       `db:"created_at"`
+	// Traceparent is the change's span (Traceparent), read by the relay
+	// only: nil elsewhere.
+	Traceparent *string `db:"traceparent"`
 }
 
 // pendingEvent is an event recorded in a transaction, written at commit.
 type pendingEvent struct {
 	typ  string
 	data string
+	// traceparent, when set, is the span of a change other than the
+	// transaction's own: an order of a batch, placed for another request
+	// (eventsOf). Nil: the transaction's.
+	traceparent *string
+}
+
+// eventsOf marks the events recorded since from as the change of ctx's
+// span (a batched order's own request), when it has one.
+func (tx *Tx) eventsOf(ctx context.Context, from int) {
+	tp := Traceparent(ctx)
+	if tp == nil {
+		return
+	}
+	for i := from; i < len(tx.events); i++ {
+		tx.events[i].traceparent = tp
+	}
+}
+
+// eventTraceparents is each event's traceparent when some differ from the
+// transaction's own (tp), nil when all are tp: the statement then takes
+// one value for all, as it always does with tracing off.
+func (tx *Tx) eventTraceparents(tp *string) []sql.NullString {
+	var each []sql.NullString
+	for i, e := range tx.events {
+		if e.traceparent == nil {
+			continue
+		}
+		if each == nil {
+			each = make([]sql.NullString, len(tx.events))
+			for j := range each {
+				if tp != nil {
+					each[j] = sql.NullString{String: *tp, Valid: true}
+				}
+			}
+		}
+		each[i] = sql.NullString{String: *e.traceparent, Valid: true}
+	}
+	return each
 }
 
 // addEvent records an event of the change the transaction makes. The
@@ -75,7 +117,8 @@ func newEvent(typ string, data any) (pendingEvent, error) {
 }
 
 // flushEvents inserts the recorded events in one statement, ids in
-// recording order. Nothing orders commits across transactions: readers
+// recording order, each with the traceparent of the change's span (ctx:
+// the transaction's, or a batched order's own: eventsOf), NULL without one. Nothing orders commits across transactions: readers
 // deliver events only up to the horizon (eventHorizon), and other
 // instances are woken after the commit (eventsCommitted).
 func (tx *Tx) flushEvents(ctx context.Context) error {
@@ -83,18 +126,32 @@ func (tx *Tx) flushEvents(ctx context.Context) error {
 		return nil
 	}
 	var err error
-	if tx.dialect() == DialectPostgres {
-		err = tx.flushEventsPostgres(ctx)
-	} else {
-		args := make([]any, 0, 1+2*len(tx.events))
+	tp := Traceparent(ctx)
+	each := tx.eventTraceparents(tp)
+	switch {
+	case tx.dialect() == DialectPostgres:
+		err = tx.flushEventsPostgres(ctx, tp, each)
+	case each != nil:
+		args := make([]any, 0, 1+3*len(tx.events))
 		args = append(args, tx.now)
+		rows := make([]string, len(tx.events))
+		for i, e := range tx.events {
+			args = append(args, e.typ, e.data, each[i])
+			n := len(args)
+			rows[i] = fmt.Sprintf("($%d, $%d, %d, $%d)", n-2, n-1, i, n)
+		}
+		_, err = tx.exec(ctx, `INSERT INTO events (type, data, created_at, traceparent) SELECT v.column1, v.column2, $1, v.column4 FROM (VALUES `+
+			strings.Join(rows, ", ")+`) AS v ORDER BY v.column3`, args...)
+	default:
+		args := make([]any, 0, 2+2*len(tx.events))
+		args = append(args, tx.now, tp)
 		rows := make([]string, len(tx.events))
 		for i, e := range tx.events {
 			args = append(args, e.typ, e.data)
 			n := len(args)
 			rows[i] = fmt.Sprintf("($%d, $%d, %d)", n-1, n, i)
 		}
-		_, err = tx.exec(ctx, `INSERT INTO events (type, data, created_at) SELECT v.column1, v.column2, $1 FROM (VALUES `+
+		_, err = tx.exec(ctx, `INSERT INTO events (type, data, created_at, traceparent) SELECT v.column1, v.column2, $1, $2 FROM (VALUES `+
 			strings.Join(rows, ", ")+`) AS v ORDER BY v.column3`, args...)
 	}
 	if err != nil {
@@ -109,14 +166,20 @@ func (tx *Tx) flushEvents(ctx context.Context) error {
 // number of them, however many orders a batch placed. The filter gives the
 // transaction an id before the ids are drawn (see db/internal/outbox: the
 // horizon).
-func (tx *Tx) flushEventsPostgres(ctx context.Context) error {
+func (tx *Tx) flushEventsPostgres(ctx context.Context, tp *string, each []sql.NullString) error {
 	types, data := make([]string, len(tx.events)), make([]string, len(tx.events))
 	for i, e := range tx.events {
 		types[i], data[i] = e.typ, e.data
 	}
-	_, err := tx.exec(ctx, `INSERT INTO events (type, data, created_at)
-		SELECT v.t, v.d, $1 FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS v(t, d, o)
-		WHERE pg_current_xact_id() IS NOT NULL ORDER BY v.o`, tx.now, pq.Array(types), pq.Array(data))
+	if each != nil {
+		_, err := tx.exec(ctx, `INSERT INTO events (type, data, created_at, traceparent)
+			SELECT v.t, v.d, $1, v.p FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS v(t, d, p, o)
+			WHERE pg_current_xact_id() IS NOT NULL ORDER BY v.o`, tx.now, pq.Array(types), pq.Array(data), pq.Array(each))
+		return err
+	}
+	_, err := tx.exec(ctx, `INSERT INTO events (type, data, created_at, traceparent)
+		SELECT v.t, v.d, $1, $4 FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS v(t, d, o)
+		WHERE pg_current_xact_id() IS NOT NULL ORDER BY v.o`, tx.now, pq.Array(types), pq.Array(data), tp)
 	return err
 }
 

@@ -244,6 +244,8 @@ func placeInGo(ctx context.Context, tx *Tx, batch []*queuedOrder) error {
 			}
 		case err != nil:
 			return err
+		default:
+			tx.eventsOf(q.ctx, kept)
 		}
 		if _, err := tx.exec(ctx, `RELEASE SAVEPOINT lone_order`); err != nil {
 			return fmt.Errorf("release savepoint: %w", err)

@@ -134,9 +134,11 @@ func placeRound(ctx context.Context, tx *Tx, round []*queuedOrder) error {
 			return err
 		}
 		if q.err == nil {
+			kept := len(tx.events)
 			if err := tx.placed(locked, q.order); err != nil {
 				return err
 			}
+			tx.eventsOf(q.ctx, kept)
 		}
 	}
 	return nil

@@ -36,7 +36,7 @@ func (s *Store) PrepareWebhookAttempt(ctx context.Context, id, generation int64)
 		Attempts       int        `db:"attempts"`
 	}
 	err := s.get(ctx, &r, `SELECT d.id, d.webhook_id, d.event_id, d.event_type, d.event_data, d.event_at, d.status, d.generation,
-			d.next_attempt_at, d.response_snippet, d.created_at, w.url, w.enabled, w.secret, w.old_secret, w.old_secret_until,
+			d.next_attempt_at, d.response_snippet, d.created_at, d.traceparent, w.url, w.enabled, w.secret, w.old_secret, w.old_secret_until,
 			(SELECT count(*) FROM webhook_attempts a WHERE a.delivery_id = d.id) AS attempts
 		FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = $1`, id)
 	if errors.Is(err, sql.ErrNoRows) {

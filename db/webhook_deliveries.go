@@ -69,6 +69,10 @@ type WebhookDelivery struct {
 	// Generation counts the retries staff asked for: a job of an older
 	// generation does nothing.
 	Generation int64 `db:"generation" json:"-"`
+	// Traceparent is the span of the change that caused the delivery (its
+	// event's, SPEC §21), or of the staff request of a test; nil when
+	// tracing was off. Read by PrepareWebhookAttempt only.
+	Traceparent *string `db:"traceparent" json:"-"`
 }
 
 // WebhookAttempt is one try of a delivery.
@@ -186,8 +190,8 @@ type EnqueueDeliveries func(ctx context.Context, tx *sql.Tx, jobs []DeliveryJob)
 // to "*") that was made (or enabled again) before the event was committed.
 func (b *RelayBatch) CreateWebhookDeliveries(ctx context.Context) ([]DeliveryJob, error) {
 	var ids []int64
-	err := b.tx.sel(ctx, &ids, `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, event_data, event_at, status, next_attempt_at, created_at)
-		SELECT w.id, e.id, e.type, e.data, e.created_at, $1, e.created_at, e.created_at
+	err := b.tx.sel(ctx, &ids, `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, event_data, event_at, status, next_attempt_at, created_at, traceparent)
+		SELECT w.id, e.id, e.type, e.data, e.created_at, $1, e.created_at, e.created_at, e.traceparent
 		FROM events e JOIN webhooks w ON w.enabled AND e.id > w.after_event_id
 		WHERE e.id > $2 AND e.id <= $3
 			AND EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.webhook_id = w.id AND s.event_type IN (e.type, $4))
@@ -212,8 +216,8 @@ func (s *Store) QueueWebhookTest(ctx context.Context, webhookID int64, enqueue E
 		next := tx.now
 		d = &WebhookDelivery{WebhookID: webhookID, EventType: EventWebhookTest, EventData: fmt.Sprintf(`{"webhookId":%d}`, webhookID),
 			EventAt: tx.now, Status: DeliveryPending, NextAttemptAt: &next, CreatedAt: tx.now, Attempts: []WebhookAttempt{}}
-		err := tx.get(ctx, &d.ID, `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, event_data, event_at, status, next_attempt_at, created_at)
-			VALUES ($1, 0, $2, $3, $4, $5, $4, $4) RETURNING id`, webhookID, d.EventType, d.EventData, tx.now, d.Status)
+		err := tx.get(ctx, &d.ID, `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, event_data, event_at, status, next_attempt_at, created_at, traceparent)
+			VALUES ($1, 0, $2, $3, $4, $5, $4, $4, $6) RETURNING id`, webhookID, d.EventType, d.EventData, tx.now, d.Status, Traceparent(ctx))
 		if err != nil {
 			return fmt.Errorf("queue test: %w", err)
 		}

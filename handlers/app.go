@@ -55,7 +55,7 @@ func NewApp(h *Handler) (*fiber.App, error) {
 		Imports: imp, Deliveries: hooks, Mail: mails, Queue: q,
 	})
 
-	app, routes := web.NewApp(web.AppOptions{Logger: h.Logger, Metrics: h.Metrics, Proxies: h.Proxies, Load: h.Load})
+	app, routes := web.NewApp(web.AppOptions{Logger: h.Logger, Metrics: h.Metrics, Proxies: h.Proxies, Load: h.Load, Tracer: h.Tracer})
 	app.Use("/static", web.StaticAssets(static.Assets(), static.Version))
 	app.Get("/favicon.ico", favicon)
 	h.routes(app, routes, a, s, con)

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"petstore/db"
 	"petstore/web"
 	"petstore/web/browser"
@@ -74,6 +76,9 @@ type Handler struct {
 	// Load, when set, counts the requests being answered, for the webhook
 	// deliveries that give way to them (web.Load).
 	Load *web.Load
+	// Tracer, when set, makes a span of every request (web.Trace); nil is
+	// tracing off.
+	Tracer trace.TracerProvider
 	// Imports runs the catalog imports (SPEC §18), and Deliveries queues the
 	// test events and retries of SPEC §15, both kinds of job of the
 	// process's queue (web/queue). Nil: NewApp makes them over a queue of

@@ -2,7 +2,7 @@
 // audience-specific: the Fiber app (NewApp) and its route table (Routes),
 // the error path (ErrorHandler and the surfaces' renderers), request
 // bodies and parameters, rendering, entity tags, compression, security
-// headers, request logs and metrics. The API's protocol lives beside its
+// headers, request logs, metrics and spans (tracing.go). The API's protocol lives beside its
 // handlers (handlers/api); the browsers' sessions, CSRF and flash
 // messages in web/browser.
 package web
@@ -18,6 +18,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/recover"
+	"go.opentelemetry.io/otel/trace"
 
 	"petstore/web/ratelimit"
 )
@@ -37,6 +38,9 @@ type AppOptions struct {
 	// Load, when set, counts the requests being answered (streams apart)
 	// for background work that gives way to them.
 	Load *Load
+	// Tracer, when set, makes a span of every request (Trace); nil is
+	// tracing off, with no middleware at all.
+	Tracer trace.TracerProvider
 }
 
 // NewApp builds the Fiber app with the error handler, timeouts that let
@@ -76,6 +80,10 @@ func NewApp(o AppOptions) (*fiber.App, *Routes) {
 	app.Server().HeaderReceived = routes.HeaderReceived
 	app.Use(requestID(o.Proxies))
 	app.Use(Transport(o.Proxies))
+	if o.Tracer != nil {
+		// Outside Observe: the request's log line is written within its span.
+		app.Use(Trace(o.Tracer, o.Proxies))
+	}
 	app.Use(Observe(o.Logger, o.Metrics))
 	if o.Load != nil {
 		app.Use(o.Load.track)

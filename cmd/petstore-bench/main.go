@@ -36,14 +36,15 @@ type options struct {
 	Out         string
 	Profile     string // directory for the server's CPU profile of each row's peak phase; empty: none
 	Pets        int
-	Scale       []int  // catalog sizes of the scale mode; none runs the usual bench
-	UploadsOnly bool   // measure the photo upload rows alone
-	Webhooks    bool   // the webhook rows alone
-	Emails      bool   // the email rows alone
-	Import      []int  // catalog import sizes of the import mode; none imports defaultImport in the usual run
-	ServerRoot  string // build the server from this checkout instead (a before/after comparison under one load)
-	ServerCPUs  string // run the server on these CPUs only (taskset -c)
-	Endpoints   bool   // the endpoint rows and raw ceilings only: no uploads, import or webhook rows
+	Scale       []int   // catalog sizes of the scale mode; none runs the usual bench
+	UploadsOnly bool    // measure the photo upload rows alone
+	Webhooks    bool    // the webhook rows alone
+	Emails      bool    // the email rows alone
+	Import      []int   // catalog import sizes of the import mode; none imports defaultImport in the usual run
+	ServerRoot  string  // build the server from this checkout instead (a before/after comparison under one load)
+	ServerCPUs  string  // run the server on these CPUs only (taskset -c)
+	Endpoints   bool    // the endpoint rows and raw ceilings only: no uploads, import or webhook rows
+	TraceRatio  float64 // > 0: the server traces to a receiver in the bench, sampling this share (tracing.go)
 }
 
 func main() {
@@ -95,6 +96,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.ServerRoot, "server-root", "", "build the measured server from the checkout in this directory instead of this one (the same load and report for a before/after comparison)")
 	fs.StringVar(&o.ServerCPUs, "server-cpus", "", "run the server on these CPUs only (taskset -c list, e.g. 0); run the bench itself with taskset -c on the others")
 	fs.BoolVar(&o.Endpoints, "endpoints-only", false, "measure the endpoint rows and the raw ceilings only: no upload, import or webhook rows (fits a build from before those features, with -server-root)")
+	fs.Float64Var(&o.TraceRatio, "trace-ratio", 0, "turn the server's tracing on, exporting to an OTLP/HTTP receiver inside the bench and sampling this share of traces (0.1: 10%); 0 leaves tracing off")
 	scale := fs.String("scale", "", "scale mode: comma-separated catalog sizes (e.g. 10000,1000000) seeded straight into the database, the read rows measured at each")
 	imp := fs.String("import", "", "import mode: comma-separated catalog sizes (e.g. 100000,1000000) imported as CSV through POST /api/pets/import, each on a fresh database")
 	if err := fs.Parse(args); err != nil {
@@ -119,6 +121,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 			fmt.Fprintln(stderr, err)
 			return o, err
 		}
+	}
+	if o.TraceRatio < 0 || o.TraceRatio > 1 {
+		err := errors.New("-trace-ratio must be from 0 to 1")
+		fmt.Fprintln(stderr, err)
+		return o, err
 	}
 	if o.Duration <= 0 || o.Workers < 1 || o.Pets < 20 || o.Warmup < 0 || o.Half < 0 {
 		err := errors.New("-duration must be positive, -workers at least 1, -pets at least 20")
@@ -152,6 +159,15 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	if o.ServerRoot != "" {
 		cpus += "; server built from " + o.ServerRoot
+	}
+	var sink *otlpSink
+	if o.TraceRatio > 0 {
+		if sink, err = startOTLPSink(); err != nil {
+			return err
+		}
+		defer sink.close()
+		traceEnv = sink.env(o.TraceRatio)
+		cpus += fmt.Sprintf("; tracing on, %g sampled", o.TraceRatio)
 	}
 	rep := &report{RSS: map[string]int64{}, Stock: map[string]stockCheck{}, Uploads: map[string][]uploadCost{}, Settings: fmt.Sprintf(
 		"%d pets seeded; per endpoint %s warm-up, %s at peak (%d workers), %s at half the peak rate; %s.",
@@ -193,6 +209,9 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			return fmt.Errorf("bare route: %w", err)
 		}
 		rep.Rows = append(rep.Rows, row{Endpoint: ceilingBare, Rate: m.Peak.Rate, P50: m.Peak.P50, P99: m.Peak.P99, Errors: m.Peak.Non2xx})
+	}
+	if sink != nil {
+		rep.Notes = append(rep.Notes, sink.note(o.TraceRatio))
 	}
 	logf("done in %s", time.Since(began).Round(time.Second))
 	rep.Settings += fmt.Sprintf(" Load average (1 min) %s before, %s after: other work on the machine lowers every figure.", loadBefore, loadAverage())

@@ -108,7 +108,7 @@ func serverEnv(databaseURL, addr string) []string {
 	if addr != "" {
 		env = append(env, "PETSTORE_ADDR="+addr)
 	}
-	return env
+	return append(env, traceEnv...)
 }
 
 // apiKeys are the bench's two keys: the staff key seeds and reads, the

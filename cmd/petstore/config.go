@@ -94,6 +94,8 @@ type Config struct {
 	// in emails (PETSTORE_PUBLIC_URL; default http://localhost and the
 	// port of PETSTORE_ADDR).
 	PublicURL string
+	// Tracing is where traces go (the OTEL_ variables); nil is off.
+	Tracing *TracingConfig
 }
 
 // configError names the variable at fault, so a bad start is one clear line.
@@ -249,6 +251,11 @@ func LoadConfig(getenv func(string) string) (*Config, error) {
 			return nil, bad("LOG_LEVEL", errors.New("must be debug, info, warn or error"))
 		}
 	}
+	t, err := loadTracing(getenv)
+	if err != nil {
+		return nil, err
+	}
+	c.Tracing = t
 	return c, nil
 }
 

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 
 	"petstore/db"
 	"petstore/handlers"
@@ -37,6 +39,8 @@ type Server struct {
 	redis *sharedCounters
 	stop  context.CancelFunc
 	log   *slog.Logger
+	// tracer exports the spans (SPEC §21); nil when tracing is off.
+	tracer *sdktrace.TracerProvider
 	// stopping is when Serve began to shut down; zero until then.
 	stopping time.Time
 }
@@ -46,8 +50,24 @@ type Server struct {
 // store, the limiter, the handlers): main passes systemClock, in-process
 // tests a pinned one.
 func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func() time.Time) (*Server, error) {
-	store, err := db.Open(ctx, cfg.DatabaseURL, now)
+	// Tracing is set up here once; every part that makes spans is handed
+	// the provider (nil: off, and no part wraps anything).
+	var tracer *sdktrace.TracerProvider
+	var tp trace.TracerProvider
+	var opts []db.OpenOption
+	if cfg.Tracing != nil {
+		var err error
+		if tracer, err = startTracing(cfg.Tracing, logger); err != nil {
+			return nil, err
+		}
+		tp = tracer
+		opts = append(opts, db.WithTracing(tracer))
+		// A record logged within a span names it (trace_id, span_id).
+		logger = slog.New(web.TraceIDs(logger.Handler()))
+	}
+	store, err := db.Open(ctx, cfg.DatabaseURL, now, opts...)
 	if err != nil {
+		shutdownTracing(tracer, logger)
 		return nil, err
 	}
 	store.Currency = cfg.Currency
@@ -65,7 +85,7 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 		return nil, err
 	}
 	bg, stop := context.WithCancel(context.Background())
-	s := &Server{Store: store, stop: stop, log: logger}
+	s := &Server{Store: store, stop: stop, log: logger, tracer: tracer}
 
 	metrics := web.NewMetrics(store.DB().DB)
 	metrics.WatchOrderBatches(store.OrderBatches)
@@ -91,12 +111,12 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 		Sessions: browser.NewSessions(cfg.SessionKeys), Metrics: metrics,
 		Config: handlers.Config{Deprecated: cfg.Deprecated, Sunset: cfg.Sunset, ShopMaxOpenUnits: cfg.ShopMaxOpenUnits,
 			MetricsElsewhere: cfg.MetricsAddr != "", StaffTwoFactorRequired: cfg.StaffTwoFactorRequired},
-		Now: now, Load: &web.Load{},
+		Now: now, Load: &web.Load{}, Tracer: tp,
 	}
 	// The queue is the process's one River client: each kind of job
 	// registers with it, then it starts (as miniflux's cli starts its
 	// worker pool once the rest is built).
-	q := queue.New(store, queue.Config{Logger: logger})
+	q := queue.New(store, queue.Config{Logger: logger, Tracer: tp})
 	h.Queue = q
 	metrics.Register(q.Collector())
 	// Another instance's commit wakes the relay too (its NOTIFY), not
@@ -114,7 +134,7 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 	wm := webhooks.NewMetrics(store)
 	metrics.Register(wm.Collectors()...)
 	h.Deliveries, err = webhooks.New(q, webhooks.Config{
-		Store: store, Now: now, Logger: logger, AllowPrivate: cfg.WebhookAllowPrivate, Metrics: wm, Load: h.Load,
+		Store: store, Now: now, Logger: logger, AllowPrivate: cfg.WebhookAllowPrivate, Metrics: wm, Load: h.Load, Tracer: tp,
 	})
 	if err != nil {
 		s.Close()
@@ -123,7 +143,7 @@ func NewServer(ctx context.Context, cfg *Config, logger *slog.Logger, now func()
 	em := email.NewMetrics(store)
 	metrics.Register(em.Collectors()...)
 	h.Emails, err = email.New(q, email.Config{
-		Store: store, Transport: cfg.SMTP, From: cfg.MailFrom, BaseURL: cfg.PublicURL, Now: now, Logger: logger, Metrics: em, Load: h.Load,
+		Store: store, Transport: cfg.SMTP, From: cfg.MailFrom, BaseURL: cfg.PublicURL, Now: now, Logger: logger, Metrics: em, Load: h.Load, Tracer: tp,
 	})
 	if err != nil {
 		s.Close()
@@ -210,7 +230,21 @@ func (s *Server) Close() {
 		s.redis.Close()
 	}
 	s.Store.Close()
+	shutdownTracing(s.tracer, s.log)
 	if !s.stopping.IsZero() {
 		s.log.Info("stopped", "durationMs", float64(time.Since(s.stopping).Microseconds())/1000)
+	}
+}
+
+// shutdownTracing sends the spans still buffered and stops the exporter,
+// within tracingShutdownGrace; nil (tracing off) does nothing.
+func shutdownTracing(tp *sdktrace.TracerProvider, logger *slog.Logger) {
+	if tp == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), tracingShutdownGrace)
+	defer cancel()
+	if err := tp.Shutdown(ctx); err != nil {
+		logger.Warn("tracing: spans not sent at shutdown", "err", err)
 	}
 }

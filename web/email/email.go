@@ -22,6 +22,10 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"petstore/db"
 	"petstore/web"
@@ -62,6 +66,9 @@ var DefaultSchedule = []time.Duration{
 	time.Hour, 2 * time.Hour, 4 * time.Hour, 8 * time.Hour, 12 * time.Hour,
 }
 
+// TracerName names the sends' spans.
+const TracerName = "petstore/web/email"
+
 // DefaultFrom is PETSTORE_MAIL_FROM's default.
 const DefaultFrom = "petstore@localhost"
 
@@ -86,6 +93,9 @@ type Config struct {
 	// Load, when set, is the instance's requests in flight: sends give
 	// way to them while the instance is busy (gate.go).
 	Load *web.Load
+	// Tracer, when set, makes a span of each send (SPEC §21); nil is
+	// tracing off (a no-op tracer).
+	Tracer trace.TracerProvider
 }
 
 // Emails is the kind of job that sends emails.
@@ -99,6 +109,7 @@ type Emails struct {
 	metrics  *Metrics
 	schedule []time.Duration
 	gate     *gate
+	tracer   trace.Tracer
 }
 
 // sendArgs are a send job's args: the emails of generation 0 the relay
@@ -140,6 +151,11 @@ func New(q *queue.Queue, cfg Config) (*Emails, error) {
 	if e.now == nil {
 		e.now = time.Now
 	}
+	var tp trace.TracerProvider = noop.NewTracerProvider()
+	if cfg.Tracer != nil {
+		tp = cfg.Tracer
+	}
+	e.tracer = tp.Tracer(TracerName)
 	if cfg.Transport != nil {
 		e.sender = &Sender{Transport: cfg.Transport, From: a.Address, Timeout: cfg.Timeout}
 	}
@@ -296,8 +312,17 @@ func (e *Emails) work(ctx context.Context, job *river.Job[sendArgs]) error {
 // how long the attempt took.
 func (e *Emails) attempt(ctx context.Context, m *db.Email) (db.EmailOutcome, time.Duration, time.Duration) {
 	start := e.now()
-	r := e.sender.Send(ctx, m)
+	// The send's span links to the change that caused the email; the
+	// message carries its traceparent (Sender.message).
+	sctx, span, _ := web.StartCaused(ctx, e.tracer, "email.send", m.Traceparent,
+		attribute.Int64("petstore.email.id", m.ID), attribute.String("petstore.email.kind", m.Kind))
+	r := e.sender.Send(sctx, m)
 	took := e.now().Sub(start)
+	span.SetAttributes(attribute.String("petstore.email.outcome", r.Outcome))
+	if r.Outcome != db.AttemptSent {
+		span.SetStatus(codes.Error, r.Outcome)
+	}
+	span.End()
 	o := db.EmailOutcome{ID: m.ID, Generation: m.Generation,
 		Attempt: db.EmailAttempt{At: start, DurationMs: took.Milliseconds(), Outcome: r.Outcome, Answer: r.Answer}}
 	if r.Code != 0 {

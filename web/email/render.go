@@ -147,13 +147,13 @@ func (r *Renderer) Emails(ctx context.Context, c *db.EmailCauses) ([]db.NewEmail
 	}
 	lookup := strings.TrimRight(r.BaseURL, "/") + "/orders/lookup"
 	var out []db.NewEmail
-	add := func(kind, key, toName, toAddr string, m message) error {
+	add := func(kind, key, toName, toAddr string, m message, trace *string) error {
 		m.Shop = shop
 		m.Subject = oneLine(m.Subject)
 		e := db.NewEmail{
 			Kind: kind, DedupeKey: key, FromName: shop, ReplyTo: oneLine(c.Settings.ReplyTo),
 			ToName: oneLine(toName), ToAddr: oneLine(toAddr), Subject: m.Subject,
-			MessageIDDomain: r.Domain, Keep: r.Keep,
+			MessageIDDomain: r.Domain, Keep: r.Keep, Traceparent: trace,
 		}
 		var err error
 		if e.Text, e.HTML, err = parts(ctx, m); err != nil {
@@ -180,7 +180,7 @@ func (r *Renderer) Emails(ctx context.Context, c *db.EmailCauses) ([]db.NewEmail
 		if m.ShipDate == "" {
 			m.ShipDate = "not chosen"
 		}
-		if err := add(db.EmailOrderPlaced, "placed:"+n, co.Name, co.Email, m); err != nil {
+		if err := add(db.EmailOrderPlaced, "placed:"+n, co.Name, co.Email, m, co.Traceparent); err != nil {
 			return nil, err
 		}
 		for _, s := range c.Staff {
@@ -191,7 +191,7 @@ func (r *Renderer) Emails(ctx context.Context, c *db.EmailCauses) ([]db.NewEmail
 			sm.Buyer = name + " <" + oneLine(co.Email) + ">"
 			sm.Pickup = nil
 			sm.LinkText, sm.Link = "See it in the console:", strings.TrimRight(r.BaseURL, "/")+"/staff/orders?q="+n
-			if err := add(db.EmailStaffNewOrder, "staff:"+n+":"+strconv.FormatInt(s.ID, 10), s.Username, s.Email, sm); err != nil {
+			if err := add(db.EmailStaffNewOrder, "staff:"+n+":"+strconv.FormatInt(s.ID, 10), s.Username, s.Email, sm, co.Traceparent); err != nil {
 				return nil, err
 			}
 		}
@@ -220,7 +220,7 @@ func (r *Renderer) Emails(ctx context.Context, c *db.EmailCauses) ([]db.NewEmail
 		default:
 			continue
 		}
-		if err := add(ch.Kind, key, l.BuyerName, l.BuyerEmail, m); err != nil {
+		if err := add(ch.Kind, key, l.BuyerName, l.BuyerEmail, m, ch.Traceparent); err != nil {
 			return nil, err
 		}
 	}

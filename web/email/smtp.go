@@ -15,6 +15,7 @@ import (
 	gomail "github.com/wneessen/go-mail"
 
 	"petstore/db"
+	"petstore/web"
 )
 
 // SendTimeout bounds one attempt: dial, TLS, the SMTP dialogue and the
@@ -100,6 +101,10 @@ type Result struct {
 	Answer  string // the server's answer or the error, as text
 }
 
+// TraceparentHeader is the header an email carries the traceparent of the
+// change that caused it in (SPEC §21): the W3C name, without an X- prefix.
+const TraceparentHeader gomail.Header = "Traceparent"
+
 // message builds the go-mail message of e. Every header value goes
 // through go-mail's setters, which check addresses (net/mail) and encode
 // display names and the subject (RFC 2047); the values were cleaned of
@@ -120,6 +125,13 @@ func (s *Sender) message(e *db.Email) (*gomail.Msg, error) {
 	m.Subject(oneLine(e.Subject))
 	m.SetMessageIDWithValue(strings.Trim(e.MessageID, "<>"))
 	m.SetDateWithValue(e.CreatedAt)
+	// The change that caused the email (SPEC §21), as the W3C header's
+	// name: a reader of the message, or a mail system that traces, follows
+	// it to the request. Rebuilt from the parsed span, so only hex digits
+	// and dashes reach the header.
+	if _, tp := web.CausedBy(e.Traceparent); tp != "" {
+		m.SetGenHeader(TraceparentHeader, tp)
+	}
 	m.SetBodyString(gomail.TypeTextPlain, e.Text)
 	m.AddAlternativeString(gomail.TypeTextHTML, e.HTML)
 	return m, nil

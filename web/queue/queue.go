@@ -26,6 +26,10 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+	"github.com/riverqueue/rivercontrib/otelriver"
+	"go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/trace"
 
 	"petstore/db"
 	"petstore/db/riverdb"
@@ -77,6 +81,11 @@ type Config struct {
 	PollInterval time.Duration
 	// RelayPoll overrides DefaultRelayPoll.
 	RelayPoll time.Duration
+	// Tracer, when set, makes a span of every job worked and every batch
+	// of jobs inserted (River's otelriver, SPEC §21): a job's span is the
+	// parent of what its work traces (its statements, a webhook attempt, an
+	// email send). Nil is tracing off, with no plugin at all.
+	Tracer trace.TracerProvider
 }
 
 // Queue is the process's River client, with the kinds it works, the relay
@@ -169,6 +178,13 @@ func (q *Queue) build() (*river.Client[*sql.Tx], error) {
 		}
 	}
 	cfg := &river.Config{Logger: slog.New(warnings{q.logger.Handler()}).With("component", "river")}
+	if q.cfg.Tracer != nil {
+		cfg.Plugins = []rivertype.Plugin{otelriver.NewMiddleware(&otelriver.MiddlewareConfig{
+			TracerProvider: q.cfg.Tracer, EnableWorkSpanJobKindSuffix: true,
+			// otelriver's metrics are not exported: the app's are Prometheus.
+			MeterProvider: noop.NewMeterProvider(),
+		})}
+	}
 	if len(queues) > 0 {
 		poll := cmp.Or(q.cfg.PollInterval, DefaultPollInterval)
 		cfg.Queues, cfg.Workers = queues, q.workers

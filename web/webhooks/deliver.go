@@ -8,7 +8,12 @@ import (
 	"strconv"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"petstore/db"
+	"petstore/web"
 	"petstore/web/queue"
 )
 
@@ -26,6 +31,9 @@ type Deliverer struct {
 	Metrics *Metrics
 	// spread jitters each wait; nil is jitter.
 	spread func(time.Duration) time.Duration
+	// Tracer makes each attempt's span, linked to the change that caused
+	// the delivery; nil makes none.
+	Tracer trace.Tracer
 	// gate holds attempts back while the instance is busy (nil: never).
 	gate *gate
 }
@@ -53,7 +61,22 @@ func (d *Deliverer) Attempt(ctx context.Context, id, generation int64) (pending 
 	now := d.Now().UTC()
 	msg := message{url: send.URL, id: send.Delivery.MessageID(), timestamp: now.Unix(), body: body}
 	msg.signature = Sign(send.Secrets, msg.id, msg.timestamp, body)
+	var span trace.Span
+	if d.Tracer != nil {
+		ctx, span, msg.traceparent = web.StartCaused(ctx, d.Tracer, "webhook.attempt", send.Delivery.Traceparent,
+			attribute.Int64("petstore.webhook.id", send.Delivery.WebhookID), attribute.Int64("petstore.webhook.delivery_id", id),
+			attribute.String("petstore.event.type", send.Delivery.EventType))
+		defer span.End()
+	}
 	a := post(ctx, d.Client, msg)
+	if span != nil {
+		if a.status != 0 {
+			span.SetAttributes(attribute.Int("http.response.status_code", a.status))
+		}
+		if a.err != "" {
+			span.SetStatus(codes.Error, a.err)
+		}
+	}
 	if ctx.Err() != nil && a.err != "" {
 		// Cut off by the queue stopping, not by the attempt's own
 		// deadline: no verdict on the endpoint. The job runs again.

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"petstore/db"
 	"petstore/web"
@@ -55,6 +57,9 @@ type Config struct {
 	// Load, when set, is the instance's requests in flight: attempts give
 	// way to them while the instance is busy (gate).
 	Load *web.Load
+	// Tracer, when set, makes a span of each attempt (SPEC §21); nil is
+	// tracing off.
+	Tracer trace.TracerProvider
 }
 
 // Deliveries is the kind of job that delivers webhooks (SPEC §15). Its jobs
@@ -81,7 +86,7 @@ func (deliveryArgs) Kind() string { return JobKind }
 func New(q *queue.Queue, cfg Config) (*Deliveries, error) {
 	d := &Deliverer{
 		Store: cfg.Store, Client: NewClient(cfg.AllowPrivate), Now: cfg.Now, Logger: cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler)),
-		Metrics: cfg.Metrics, Schedule: cfg.Schedule, gate: newGate(cfg.Load),
+		Metrics: cfg.Metrics, Schedule: cfg.Schedule, gate: newGate(cfg.Load), Tracer: tracerOf(cfg.Tracer),
 	}
 	if d.Schedule == nil {
 		d.Schedule = DefaultSchedule
@@ -147,6 +152,17 @@ func cancelled(ctx context.Context, jt *db.JobTx, args []byte) error {
 // enqueue inserts the jobs of deliveries in tx (db.EnqueueDeliveries).
 func (w *Deliveries) enqueue(ctx context.Context, tx *sql.Tx, jobs []db.DeliveryJob) error {
 	return w.queue.InsertTx(ctx, tx, jobArgs(jobs)...)
+}
+
+// TracerName names the attempts' spans.
+const TracerName = "petstore/web/webhooks"
+
+// tracerOf is tp's tracer of attempts, a no-op one when tp is nil.
+func tracerOf(tp trace.TracerProvider) trace.Tracer {
+	if tp == nil {
+		tp = noop.NewTracerProvider()
+	}
+	return tp.Tracer(TracerName)
 }
 
 func jobArgs(jobs []db.DeliveryJob) []river.JobArgs {

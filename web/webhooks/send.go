@@ -93,6 +93,8 @@ type message struct {
 	timestamp int64
 	signature string
 	body      []byte
+	// traceparent is the change's span (SPEC §21), "" for none.
+	traceparent string
 }
 
 // post makes one attempt, bounded by AttemptTimeout, and reads at most
@@ -110,6 +112,9 @@ func post(ctx context.Context, client *http.Client, m message) answer {
 	req.Header.Set("webhook-id", m.id)
 	req.Header.Set("webhook-timestamp", strconv.FormatInt(m.timestamp, 10))
 	req.Header.Set("webhook-signature", m.signature)
+	if m.traceparent != "" {
+		req.Header.Set("traceparent", m.traceparent)
+	}
 	res, err := client.Do(req)
 	if err != nil {
 		return answer{err: classify(err), duration: time.Since(start)}

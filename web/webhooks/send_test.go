@@ -68,6 +68,15 @@ func TestPostAnswers(t *testing.T) {
 		if body != `{"x":1}` {
 			t.Errorf("body = %s", body)
 		}
+		if got.Get("traceparent") != "" {
+			t.Errorf("traceparent %q sent for an untraced change", got.Get("traceparent"))
+		}
+		// A traced change's attempt carries its traceparent (SPEC §21).
+		const tp = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+		post(context.Background(), client, message{url: srv.URL, id: "8", body: []byte(`{}`), traceparent: tp})
+		if got.Get("traceparent") != tp {
+			t.Errorf("traceparent = %q, want %q", got.Get("traceparent"), tp)
+		}
 	})
 	t.Run("RedirectNotFollowed", func(t *testing.T) {
 		target, hits := receiver(t, func(w http.ResponseWriter, _ *http.Request) {})
