@@ -258,7 +258,14 @@ func (cb *consoleBrowser) navigate(steps ...chromedp.Action[chromedp.Void]) {
 // waitJS polls the page until the expression is true (ten seconds).
 func (cb *consoleBrowser) waitJS(expr string) {
 	cb.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	cb.waitJSWithin(expr, 10*time.Second)
+}
+
+// waitJSWithin is waitJS for what the server takes longer to do than to
+// draw a page (a queued job's work).
+func (cb *consoleBrowser) waitJSWithin(expr string, d time.Duration) {
+	cb.t.Helper()
+	deadline := time.Now().Add(d)
 	for {
 		ok, err := chromedp.Run(cb.ctx, chromedp.Evaluate[bool](expr))
 		if err == nil && ok {
@@ -275,7 +282,13 @@ func (cb *consoleBrowser) waitJS(expr string) {
 // waitText waits until the first element matching css contains text.
 func (cb *consoleBrowser) waitText(css, text string) {
 	cb.t.Helper()
-	cb.waitJS(`(document.querySelector(` + q(css) + `)?.textContent || "").replace(/\s+/g, " ").includes(` + q(text) + `)`)
+	cb.waitJS(textIncludes(css, text))
+}
+
+// textIncludes is the script that says whether the first element matching
+// css contains text.
+func textIncludes(css, text string) string {
+	return `(document.querySelector(` + q(css) + `)?.textContent || "").replace(/\s+/g, " ").includes(` + q(text) + `)`
 }
 
 // text is the trimmed text of the first element matching css.
