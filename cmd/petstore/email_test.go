@@ -110,6 +110,7 @@ func TestMultiInstanceEmailsEachOnce(t *testing.T) {
 // holds its answer to the message; after a restart the email is sent
 // again, with the same Message-ID, within 30 s.
 func TestEmailSurvivesKill(t *testing.T) {
+	t.Parallel() // mostly waiting (on a restart, a rescue, a job): beside the browser tests
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

@@ -94,6 +94,7 @@ var (
 // demo catalog, one admin and one demo key, and the password and key of
 // the banner work, on both instances.
 func TestFirstStartTwoInstancesSeedOnce(t *testing.T) {
+	t.Parallel() // mostly waiting (on a restart, a rescue, a job): beside the browser tests
 	url := dbtest.PostgresURL(t)
 	cfg := testConfig(t, map[string]string{
 		"DATABASE_URL": url, "SESSION_KEYS": testSessionKey, "PETSTORE_ADDR": "127.0.0.1:0",
@@ -168,6 +169,7 @@ func TestFirstStartTwoInstancesSeedOnce(t *testing.T) {
 // at start it purges what has expired, keeps what has not, and stops with
 // the server.
 func TestServePurgesAtStart(t *testing.T) {
+	t.Parallel() // mostly waiting (on a restart, a rescue, a job): beside the browser tests
 	url := "sqlite:" + filepath.Join(t.TempDir(), "store.db")
 	ctx := context.Background()
 	store, err := db.Open(ctx, url, dbtest.NewClock(t).Now)

@@ -22,6 +22,7 @@ import (
 // rescue waiting out the killed attempt (JobTimeout + queue.RescueGrace):
 // the databases wait side by side.
 func TestImportSurvivesKill(t *testing.T) {
+	t.Parallel() // mostly waiting (on a restart, a rescue, a job): beside the browser tests
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

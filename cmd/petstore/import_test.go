@@ -16,6 +16,7 @@ import (
 // by the server's one River client beside the webhook deliveries, and
 // GET /api/imports/{id} follows it to succeeded with every pet written.
 func TestImportJob(t *testing.T) {
+	t.Parallel() // mostly waiting (on a restart, a rescue, a job): beside the browser tests
 	dbtest.EachURL(t, func(t *testing.T, url string) {
 		cfg := testConfig(t, map[string]string{"DATABASE_URL": url, "SESSION_KEYS": testSessionKey})
 		n := startNode(t, "A", cfg, nil, nil)

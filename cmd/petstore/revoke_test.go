@@ -103,6 +103,7 @@ func TestMultiInstanceBanLift(t *testing.T) {
 // TestCLIRevokeReachesRunningInstance: `petstore keys revoke` run as its
 // own process refuses the key on the running instance's very next request.
 func TestCLIRevokeReachesRunningInstance(t *testing.T) {
+	t.Parallel() // mostly waiting (on a restart, a rescue, a job): beside the browser tests
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

@@ -187,6 +187,7 @@ func TestWebhookRefusesPrivateAddress(t *testing.T) {
 // holds an attempt's answer; after a restart the delivery is made again,
 // with the same webhook-id, within 30 s.
 func TestWebhookSurvivesKill(t *testing.T) {
+	t.Parallel() // mostly waiting (on a restart, a rescue, a job): beside the browser tests
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
