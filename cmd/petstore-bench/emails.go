@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -248,15 +247,9 @@ func emailServerEnv(smtpURL string) []string {
 // with the server stopped, whose emails the next server makes and sends.
 func benchEmailsOnly(ctx context.Context, database, bin, tmp string, o options, rep *report, logf func(string, ...any)) error {
 	dir := filepath.Join(tmp, database)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	url, err := freshDatabase(ctx, database, dir, o)
+	if err != nil {
 		return err
-	}
-	url := freshSQLite(dir)
-	if database == dbPostgres {
-		url = o.PostgresURL
-		if err := freshPostgres(ctx, url); err != nil {
-			return err
-		}
 	}
 	keys, err := createKeys(ctx, bin, dir, serverEnv(url, ""))
 	if err != nil {

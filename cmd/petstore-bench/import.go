@@ -90,15 +90,9 @@ func runImports(ctx context.Context, o options, stdout, stderr io.Writer) error 
 
 // importFresh imports n pets into a fresh database through a fresh server.
 func importFresh(ctx context.Context, database string, n int, bin, dir string, o options, logf func(string, ...any)) (importCost, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	dbURL, err := freshDatabase(ctx, database, dir, o)
+	if err != nil {
 		return importCost{}, err
-	}
-	dbURL := freshSQLite(dir)
-	if database == dbPostgres {
-		dbURL = o.PostgresURL
-		if err := freshPostgres(ctx, dbURL); err != nil {
-			return importCost{}, err
-		}
 	}
 	key, err := createKey(ctx, bin, dir, serverEnv(dbURL, ""), "staff") // migrates the new database too
 	if err != nil {

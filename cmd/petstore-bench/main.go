@@ -240,15 +240,9 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 // and returns no page.
 func benchDatabase(ctx context.Context, database, bin, tmp string, images []uploadImage, o options, rep *report, logf func(string, ...any)) ([]byte, error) {
 	dir := filepath.Join(tmp, database)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	url, err := freshDatabase(ctx, database, dir, o)
+	if err != nil {
 		return nil, err
-	}
-	url := freshSQLite(dir)
-	if database == dbPostgres {
-		url = o.PostgresURL
-		if err := freshPostgres(ctx, url); err != nil {
-			return nil, err
-		}
 	}
 	keys, err := createKeys(ctx, bin, dir, serverEnv(url, ""))
 	if err != nil {

@@ -99,15 +99,9 @@ func runScale(ctx context.Context, o options, stdout, stderr io.Writer) error {
 
 // scaleDatabase seeds n pets into a fresh database and measures every read.
 func scaleDatabase(ctx context.Context, database string, n int, bin, dir string, o options, rep *scaleReport, logf func(string, ...any)) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	dbURL, err := freshDatabase(ctx, database, dir, o)
+	if err != nil {
 		return err
-	}
-	dbURL := freshSQLite(dir)
-	if database == dbPostgres {
-		dbURL = o.PostgresURL
-		if err := freshPostgres(ctx, dbURL); err != nil {
-			return err
-		}
 	}
 	key, err := createKey(ctx, bin, dir, serverEnv(dbURL, ""), "staff") // migrates the new database too
 	if err != nil {

@@ -49,6 +49,19 @@ func moduleRoot(ctx context.Context) (string, error) {
 	return filepath.Dir(gomod), nil
 }
 
+// freshDatabase makes dir and a fresh database of the kind named for a
+// bench run there: a new SQLite file under dir, or the PostgreSQL
+// database of o.PostgresURL dropped and made again. It returns its URL.
+func freshDatabase(ctx context.Context, database, dir string, o options) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	if database != dbPostgres {
+		return freshSQLite(dir), nil
+	}
+	return o.PostgresURL, freshPostgres(ctx, o.PostgresURL)
+}
+
 // freshSQLite names a new database file under dir.
 func freshSQLite(dir string) string {
 	return "sqlite:" + filepath.Join(dir, "bench.db")

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -371,15 +370,9 @@ func ordersTargeter(base, key string, ids []int64) vegeta.Targeter {
 // POST orders row, then benchWebhooks, and nothing else.
 func benchWebhooksOnly(ctx context.Context, database, bin, tmp string, o options, rep *report, logf func(string, ...any)) error {
 	dir := filepath.Join(tmp, database)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	url, err := freshDatabase(ctx, database, dir, o)
+	if err != nil {
 		return err
-	}
-	url := freshSQLite(dir)
-	if database == dbPostgres {
-		url = o.PostgresURL
-		if err := freshPostgres(ctx, url); err != nil {
-			return err
-		}
 	}
 	keys, err := createKeys(ctx, bin, dir, serverEnv(url, ""))
 	if err != nil {
