@@ -88,15 +88,21 @@ func (s *Store) SetInventory(ctx context.Context, petID int64, u InventoryUpdate
 	})
 }
 
-// FindLowStock lists available pets with at most maxStock in stock, the
-// scarcest first, at most limit of them. It walks inventory_quantity
-// (migration 00015) from stock 1 up (a pet in stock is available, SPEC
-// §5) and stops after limit live pets, however many pets the shop has.
-func (s *Store) FindLowStock(ctx context.Context, maxStock int64, limit int) ([]*Pet, error) {
+// LowStockMax is the stock at or under which an available pet is low.
+// The low_stock table (migration 00023) keeps the pets in stock at or
+// under it, by triggers that test the same number.
+const LowStockMax = 2
+
+// FindLowStock lists the available pets with 1 to LowStockMax in stock,
+// the scarcest first, at most limit of them. It walks low_stock by
+// quantity (migration 00023) and stops after limit live pets, however
+// many pets the shop has; an order of a pet in plenty writes nothing
+// there (on PostgreSQL its stock update stays a HOT update).
+func (s *Store) FindLowStock(ctx context.Context, limit int) ([]*Pet, error) {
 	var pets []*Pet
-	err := s.sel(ctx, &pets, `SELECT `+petCols+` FROM inventory i JOIN pets p ON p.id = i.pet_id JOIN categories c ON c.id = p.category_id
-		WHERE i.quantity >= 1 AND i.quantity <= $1 AND p.deleted_at IS NULL AND p.status = 'available'
-		ORDER BY i.quantity, i.pet_id LIMIT $2`, maxStock, limit)
+	err := s.sel(ctx, &pets, `SELECT `+petCols+` FROM low_stock l JOIN inventory i ON i.pet_id = l.pet_id JOIN pets p ON p.id = l.pet_id JOIN categories c ON c.id = p.category_id
+		WHERE p.deleted_at IS NULL AND p.status = 'available'
+		ORDER BY l.quantity, l.pet_id LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("find low stock: %w", err)
 	}

@@ -46,6 +46,7 @@ var bigTables = map[string]int{
 	"checkouts":      plansOrders / 10,
 	"pets":           plansPets,
 	"inventory":      plansPets,
+	"low_stock":      plansPets / 20,
 	"audit_log":      plansPets,
 	"staff_sessions": plansPets,
 	"login_failures": plansPets,

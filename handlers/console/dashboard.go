@@ -8,9 +8,6 @@ import (
 	"petstore/web"
 )
 
-// lowStockMax is the stock at or under which an available pet is "low".
-const lowStockMax = 2
-
 // Dashboard shows the counts, low stock and the newest open orders;
 // htmx refetches the panels on every event.
 func (h *Handler) Dashboard(c *fiber.Ctx) error {
@@ -19,7 +16,7 @@ func (h *Handler) Dashboard(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	low, err := h.Store.FindLowStock(ctx, lowStockMax, 10)
+	low, err := h.Store.FindLowStock(ctx, 10)
 	if err != nil {
 		return err
 	}
@@ -28,7 +25,7 @@ func (h *Handler) Dashboard(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	v := view.DashboardView{Counts: counts, LowStock: low, LowStockMax: lowStockMax, Recent: recent, KeysHref: "/staff/usage"}
+	v := view.DashboardView{Counts: counts, LowStock: low, LowStockMax: db.LowStockMax, Recent: recent, KeysHref: "/staff/usage"}
 	if currentStaff(c).IsAdmin() {
 		v.KeysHref = "/staff/keys"
 	}
