@@ -214,11 +214,12 @@ func TestSweepForms(t *testing.T) {
 			if strings.HasPrefix(route, "/staff") {
 				b.Get("/staff/").WantStatus(http.StatusOK)
 			} else {
-				// The storefront hands htmx its token in hx-headers.
-				hx, _ := b.Get("/").WantStatus(http.StatusOK).Find("body").Attr("hx-headers")
+				// The storefront hands htmx its token in hx-headers, on
+				// every page with a form (the cart's).
+				hx, _ := b.Get("/cart").WantStatus(http.StatusOK).Find("body").Attr("hx-headers")
 				var h map[string]string
 				if err := json.Unmarshal([]byte(hx), &h); err != nil || h["X-CSRF-Token"] == "" {
-					t.Fatalf("the catalog carries no CSRF token: %q", hx)
+					t.Fatalf("the cart carries no CSRF token: %q", hx)
 				}
 				b.CSRF = h["X-CSRF-Token"]
 				// The lookup's cancel acts on a checkout this session

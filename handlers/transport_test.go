@@ -30,7 +30,7 @@ func wantTransport(t *testing.T, what string, h http.Header, tls bool) {
 // peer says so. (The rules of X-Forwarded-Proto and of TLS connections:
 // web/transport_test.go; of the cookie: web/browser.)
 func TestTransportWiring(t *testing.T) {
-	paths := []string{"/", "/staff/login", "/api/openapi.json", "/no/such/page"}
+	paths := []string{"/", "/cart", "/staff/login", "/api/openapi.json", "/no/such/page"}
 	for _, tc := range []struct {
 		name, proxies string
 		tls           bool
@@ -45,8 +45,8 @@ func TestTransportWiring(t *testing.T) {
 				if p != "/no/such/page" && r.Status != http.StatusOK {
 					t.Fatalf("GET %s = %d", p, r.Status)
 				}
-				if p == "/" && len(r.Header.Values("Set-Cookie")) == 0 {
-					t.Fatal("GET / set no cookie to check")
+				if p == "/cart" && len(r.Header.Values("Set-Cookie")) == 0 {
+					t.Fatal("GET /cart set no cookie to check")
 				}
 				wantTransport(t, "GET "+p, r.Header, tc.tls)
 			}

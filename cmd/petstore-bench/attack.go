@@ -71,6 +71,15 @@ var endpoints = []endpoint{
 		}
 	}},
 	{Name: homeBefore, Page: true, Targeter: homeTargeter},
+	// A pet's page as a new visitor asks for it (no cookie): its order form
+	// needs a CSRF token, so every answer also starts a session and seals
+	// its cookie.
+	{Name: petPage, Page: true, Targeter: func(base, _ string, ids []int64) vegeta.Targeter {
+		return func(t *vegeta.Target) error {
+			*t = vegeta.Target{Method: http.MethodGet, URL: base + "/pets/" + strconv.FormatInt(randomID(ids), 10)}
+			return nil
+		}
+	}},
 	{Name: "POST /api/store/orders", Stocked: true, Customer: true, Targeter: func(base, key string, ids []int64) vegeta.Targeter {
 		h := keyHeader(key)
 		h.Set("Content-Type", "application/json")
@@ -94,7 +103,7 @@ var endpoints = []endpoint{
 }
 
 // homeTargeter asks for the storefront's home as a new visitor does: no
-// cookie, so every answer also starts a session.
+// cookie (the catalog sets none: it has no form to post).
 func homeTargeter(base, _ string, _ []int64) vegeta.Targeter {
 	return vegeta.NewStaticTargeter(vegeta.Target{Method: http.MethodGet, URL: base + "/"})
 }

@@ -15,14 +15,15 @@ import (
 	"petstore/web/browser/browsertest"
 )
 
-// Shopper is a new storefront visitor: it loads the catalog, for a cookie
-// and the CSRF token.
+// Shopper is a new storefront visitor: it loads the cart, a page with
+// forms, for a cookie and the CSRF token (the catalog sets neither:
+// browser.CSRF).
 func (a *App) Shopper(t *testing.T) *Browser {
 	t.Helper()
 	s := a.Browser(t)
-	s.Get("/").WantStatus(http.StatusOK)
+	s.Get("/cart").WantStatus(http.StatusOK)
 	if s.CSRF == "" {
-		t.Fatal("the catalog carries no CSRF token")
+		t.Fatal("the cart carries no CSRF token")
 	}
 	return s
 }

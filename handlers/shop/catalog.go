@@ -44,18 +44,69 @@ func (h *Handler) Catalog(c *fiber.Ctx) error {
 			part = catalogMore
 		}
 	}
-	content, err := h.catalogContent(c.UserContext(), part, f, page)
+	content, version, err := h.catalogContent(c.UserContext(), part, f, page)
 	if err != nil {
 		return err
 	}
 	if part != catalogWhole {
 		return web.Render(c, content)
 	}
-	ch, err := h.pageChrome(c, view.NavCatalog)
+	st, err := h.loadState(c)
+	if err != nil {
+		return err
+	}
+	if st.sess.Fresh() {
+		return h.newVisitorPage(c, catalogURL(f, page.AfterID), version, content)
+	}
+	ch, err := h.catalogChrome(st)
 	if err != nil {
 		return err
 	}
 	return web.Render(c, view.CatalogPage(ch, content))
+}
+
+// catalogChrome is the catalog's frame: the cart count and messages. It
+// carries no CSRF token: the catalog has no form to post (its search and
+// "load more" are GETs), so browsing writes no token and sets no cookie
+// (browser.CSRF).
+func (h *Handler) catalogChrome(st *shopState) (view.Chrome, error) {
+	flashes, err := shopFlashes.Take(st.sess)
+	if err != nil {
+		return view.Chrome{}, err
+	}
+	return view.Chrome{CartCount: st.cart.count(), Active: view.NavCatalog, Flashes: flashes}, nil
+}
+
+// taggedPage is a whole page kept with its strong ETag.
+type taggedPage struct {
+	html []byte
+	etag string
+}
+
+// newVisitorPage answers a catalog page to a browser with no session (a
+// first visit, a crawler, a shopper who never filled a cart): its frame
+// holds nothing of the browser's (no cart, no messages, no token), so the
+// whole page is the same for every such visitor at one catalog version. It
+// is rendered once per version and URL, tagged (a revalidation gets 304),
+// and, being tagged, compressed once per coding (web.Compress), which makes
+// a first visit about as cheap as a remembered API page (issue 44).
+func (h *Handler) newVisitorPage(c *fiber.Ctx, url string, version int64, content templ.Component) error {
+	page, ok := h.pages.get(url, version)
+	if !ok {
+		var buf bytes.Buffer
+		if err := view.CatalogPage(view.Chrome{Active: view.NavCatalog}, content).Render(c.UserContext(), &buf); err != nil {
+			return err
+		}
+		page = taggedPage{html: buf.Bytes(), etag: web.BodyTag(buf.Bytes())}
+		h.pages.add(url, version, page)
+	}
+	if web.IfNoneMatch(c, page.etag) {
+		return web.NotModified(c, page.etag)
+	}
+	c.Type("html", "utf-8")
+	c.Set(fiber.HeaderETag, page.etag)
+	c.Response().SetBody(page.html) // a copy: the kept page is shared
+	return nil
 }
 
 // The parts of the catalog an answer carries: the whole page's content,
@@ -72,14 +123,14 @@ const (
 // and filters. The catalog's change counter is read before the query, so
 // what is kept may be newer than its version, never older: a change that
 // races the render costs one more render, never a stale page.
-func (h *Handler) catalogContent(ctx context.Context, part string, f view.CatalogFilter, page db.Page) (templ.Component, error) {
+func (h *Handler) catalogContent(ctx context.Context, part string, f view.CatalogFilter, page db.Page) (templ.Component, int64, error) {
 	version, err := h.Store.CatalogVersion(ctx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	key := part + " " + catalogURL(f, page.AfterID)
 	if html, ok := h.catalog.get(key, version); ok {
-		return html, nil
+		return html, version, nil
 	}
 	pf := db.PetFilter{Query: f.Query, CategoryID: f.CategoryID, Page: page}
 	if f.Status != "" {
@@ -90,7 +141,7 @@ func (h *Handler) catalogContent(ctx context.Context, part string, f view.Catalo
 	// the search box shows each such character as U+FFFD.
 	pets, more, err := h.Store.FindPets(ctx, pf)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	v := view.Catalog{Filter: f, Pets: pets, Continued: page.AfterID > 0, FirstURL: catalogURL(f, 0)}
 	v.Filter.Query = browser.Printable(f.Query, false)
@@ -105,17 +156,17 @@ func (h *Handler) catalogContent(ctx context.Context, part string, f view.Catalo
 		comp = templ.Join(view.CatalogResults(v), view.ResultsCountOOB(v))
 	default:
 		if v.Categories, _, err = h.Store.FindCategories(ctx, db.Page{Limit: db.MaxLimit}); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		comp = view.CatalogContent(v)
 	}
 	var buf bytes.Buffer
 	if err := comp.Render(ctx, &buf); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	html := renderedHTML(buf.Bytes())
 	h.catalog.add(key, version, html)
-	return html, nil
+	return html, version, nil
 }
 
 // catalogFilter reads the catalog's query. An over-long search is cut to

@@ -248,12 +248,15 @@ func TestShopSecurityHeaders(t *testing.T) {
 			t.Errorf("%s: %d", asset, r.Status)
 		}
 	}
-	r := a.Browser(t).Get("/")
+	if r := a.Browser(t).Get("/"); len(r.Header.Values("Set-Cookie")) != 0 {
+		t.Errorf("browsing the catalog set %q: no cookie until a page has a form", r.Header.Values("Set-Cookie"))
+	}
+	r := a.Browser(t).Get("/cart")
 	sc := strings.Join(r.Header.Values("Set-Cookie"), "\n")
 	if !strings.Contains(sc, "petstore_shop=") || !strings.Contains(sc, "HttpOnly") || !strings.Contains(sc, "SameSite=Lax") {
 		t.Errorf("session cookie = %q", sc)
 	}
 	if n := len(r.Header.Values("Set-Cookie")); n != 1 {
-		t.Errorf("a first visit sets %d cookies, want 1", n)
+		t.Errorf("a first visit to the cart sets %d cookies, want 1", n)
 	}
 }

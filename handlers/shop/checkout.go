@@ -39,6 +39,7 @@ func (h *Handler) Checkout(c *fiber.Ctx) error {
 		Name: c.FormValue(view.FieldName), Email: c.FormValue(view.FieldEmail),
 		Phone: c.FormValue(view.FieldPhone), PreferredDate: c.FormValue(view.FieldDate),
 	}
+	st.ensureShopper() // a cart has one (keepCart); this keeps it so
 	checkout, err := h.Store.PlaceCheckout(ctx, st.shopper, h.MaxOpenUnits, buyer, lines)
 	if err != nil {
 		return h.checkoutRefused(c, st, err)

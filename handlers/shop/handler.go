@@ -32,4 +32,7 @@ type Handler struct {
 	// catalog version (catalogContent, petContent).
 	catalog *rendered[renderedHTML]
 	pets    *rendered[*petRendered]
+	// pages keeps the catalog's whole pages as a browser without a
+	// session gets them (newVisitorPage).
+	pages *rendered[taggedPage]
 }

@@ -13,6 +13,7 @@ func New(h Handler) *Handler {
 	h.surface = &web.Surface{Errors: h.RenderError}
 	h.csrf = browser.CSRF(h.Sessions, SessionName)
 	h.catalog = newRendered(func(h renderedHTML) int { return len(h) })
+	h.pages = newRendered(func(p taggedPage) int { return len(p.html) + len(p.etag) })
 	h.pets = newRendered(func(p *petRendered) int { return len(p.head) + len(p.tail) + petViewSize })
 	return &h
 }

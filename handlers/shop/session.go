@@ -101,25 +101,15 @@ func (c cart) count() int64 {
 	return n
 }
 
-// Session loads the shop's session and gives a new browser its stable
-// random shopper id (db.Owner.ShopperID). It runs after browser.CSRF,
-// which loaded the same session.
+// Session loads the shop's session. It runs after browser.CSRF, which
+// loaded the same session. A new browser gets its shopper id
+// (db.Owner.ShopperID) with its first cart (keepCart), not on its first
+// page: browsing sets no cookie (browser.CSRF).
 func (h *Handler) Session(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderCacheControl, web.PrivateCache)
 	c.Vary("HX-Request")
-	sess, err := h.Sessions.Get(c, SessionName)
-	if err != nil {
+	if _, err := h.Sessions.Get(c, SessionName); err != nil {
 		return err
-	}
-	if sess.Value(keyShopper) == "" {
-		b := make([]byte, 16)
-		if _, err := rand.Read(b); err != nil {
-			return err
-		}
-		sess.Set(keyShopper, hex.EncodeToString(b))
-		if err := sess.Save(); err != nil {
-			return err
-		}
 	}
 	return c.Next()
 }
@@ -140,9 +130,22 @@ func (h *Handler) loadState(c *fiber.Ctx) (*shopState, error) {
 	return &shopState{sess: sess, cart: parseCart(sess.Value(keyCart)), shopper: sess.Value(keyShopper)}, nil
 }
 
+// ensureShopper gives a browser without one its stable random shopper
+// id, for the answer to save.
+func (st *shopState) ensureShopper() {
+	if st.shopper != "" {
+		return
+	}
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // crypto/rand does not fail (Go 1.24+)
+	st.shopper = hex.EncodeToString(b)
+	st.sess.Set(keyShopper, st.shopper)
+}
+
 // keepCart writes the cart back into the session, for the answer to save
-// (browser.Reply).
+// (browser.Reply), with the shopper id its orders will be placed under.
 func (st *shopState) keepCart() {
+	st.ensureShopper()
 	if len(st.cart) == 0 {
 		st.sess.Delete(keyCart)
 	} else {

@@ -21,6 +21,13 @@ const (
 
 type csrfLocal struct{}
 
+// csrfState is the request's session and its token, "" until a page asks
+// for one (CSRFToken).
+type csrfState struct {
+	sess  *Session
+	token string
+}
+
 // CSRF guards a browser area with a synchronizer token kept in its session
 // (name): every unsafe request must send it back, in the form or the
 // X-CSRF-Token header. The session cookie is SameSite=Lax as well. On a
@@ -28,25 +35,21 @@ type csrfLocal struct{}
 // the body's first part alone, and a refusal closes the connection with
 // the rest of the body unread (upload.go). Elsewhere it reads the form
 // ReadBody has read, so it goes after ReadBody in a chain.
+//
+// A session gets its token when a page first puts one in a form
+// (CSRFToken), not on its first request: a page with no form to post
+// (the storefront's catalog) neither writes a token nor sets a cookie,
+// so a first visit costs no cookie to seal and its page can be the same
+// for every new visitor. An unsafe request from a session without a token
+// is refused: no page it was given could have sent one.
 func CSRF(s *Sessions, name string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		sess, err := s.Get(c, name)
 		if err != nil {
 			return err
 		}
-		token := sess.Value(csrfKey)
-		if token == "" {
-			b := make([]byte, 32)
-			if _, err := rand.Read(b); err != nil {
-				return err
-			}
-			token = base64.RawURLEncoding.EncodeToString(b)
-			sess.Set(csrfKey, token)
-			if err := sess.Save(); err != nil {
-				return err
-			}
-		}
-		c.Locals(csrfLocal{}, token)
+		st := &csrfState{sess: sess, token: sess.Value(csrfKey)}
+		c.Locals(csrfLocal{}, st)
 		switch c.Method() {
 		case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions:
 			return c.Next()
@@ -57,7 +60,7 @@ func CSRF(s *Sessions, name string) fiber.Handler {
 				return err
 			}
 		}
-		if !tokenMatches(sent, token) {
+		if st.token == "" || !tokenMatches(sent, st.token) {
 			if _, streamed := web.StreamedBody(c); streamed {
 				c.Context().SetConnectionClose() // no more of it is read
 			}
@@ -71,10 +74,26 @@ func CSRF(s *Sessions, name string) fiber.Handler {
 // masked with fresh random bytes on every call (SPEC §17). A page that
 // echoes what the visitor typed and is compressed would otherwise leak a
 // fixed token a guessed character at a time through its compressed length
-// (BREACH); a masked one differs on every render, and each verifies.
+// (BREACH); a masked one differs on every render, and each verifies. A
+// session without a token gets one here, saved to the answer's cookie; ""
+// outside CSRF's routes, or when that cookie cannot be written (the form
+// then asks for a reload).
 func CSRFToken(c *fiber.Ctx) string {
-	t, _ := c.Locals(csrfLocal{}).(string)
-	raw, err := base64.RawURLEncoding.DecodeString(t)
+	st, _ := c.Locals(csrfLocal{}).(*csrfState)
+	if st == nil {
+		return ""
+	}
+	if st.token == "" {
+		b := make([]byte, 32)
+		_, _ = rand.Read(b)
+		token := base64.RawURLEncoding.EncodeToString(b)
+		st.sess.Set(csrfKey, token)
+		if err := st.sess.Save(); err != nil {
+			return ""
+		}
+		st.token = token
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(st.token)
 	if err != nil || len(raw) == 0 {
 		return ""
 	}

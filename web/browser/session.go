@@ -82,6 +82,12 @@ func (s *Session) Value(key string) string {
 	return v
 }
 
+// Fresh reports whether the session is a new one with nothing in it: the
+// browser sent no cookie that opens, and nothing was set since.
+func (s *Session) Fresh() bool {
+	return s.raw.IsNew && len(s.raw.Values) == 0
+}
+
 // Set keeps value under key, for Save to write.
 func (s *Session) Set(key, value string) {
 	s.raw.Values[key] = value
