@@ -19,8 +19,9 @@ type SharedReads[T any] struct {
 	Read func(context.Context) (T, error)
 
 	mu      sync.Mutex
-	running bool           // a reader goroutine is at work
+	running bool           // a reader goroutine is at work, or waiting for work
 	next    *sharedRead[T] // the read that arrivals join; it starts when the running one ends
+	wake    chan struct{}  // tells a waiting reader that a read was asked for
 }
 
 // sharedRead is one shared read and its result.
@@ -42,9 +43,17 @@ func (r *SharedReads[T]) Join(ctx context.Context) (T, error) {
 		r.next = &sharedRead[T]{done: make(chan struct{})}
 	}
 	mine := r.next
+	if r.wake == nil {
+		r.wake = make(chan struct{}, 1)
+	}
 	if !r.running {
 		r.running = true
 		go r.run()
+	} else {
+		select {
+		case r.wake <- struct{}{}:
+		default: // a wake is pending already
+		}
 	}
 	r.mu.Unlock()
 	select {
@@ -56,21 +65,41 @@ func (r *SharedReads[T]) Join(ctx context.Context) (T, error) {
 	}
 }
 
-// run performs the queued reads one after another until none is waiting.
+// sharedReadLinger is how long the reader goroutine waits for another
+// read before it ends. A reader that ended and started again for each
+// read grew a new stack every time (a SQLite read runs deep), which cost
+// more CPU than the read itself under load.
+const sharedReadLinger = time.Second
+
+// run performs the queued reads one after another, and ends once none was
+// asked for within sharedReadLinger.
 func (r *SharedReads[T]) run() {
+	idle := time.NewTimer(sharedReadLinger)
+	defer idle.Stop()
 	for {
 		r.mu.Lock()
 		rd := r.next
 		r.next = nil
-		if rd == nil {
-			r.running = false
-			r.mu.Unlock()
-			return
-		}
 		r.mu.Unlock()
+		if rd == nil {
+			select {
+			case <-r.wake:
+			case <-idle.C:
+				r.mu.Lock()
+				if r.next == nil {
+					r.running = false
+					r.mu.Unlock()
+					return
+				}
+				r.mu.Unlock()
+				idle.Reset(sharedReadLinger)
+			}
+			continue
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), sharedReadTimeout)
 		rd.v, rd.err = r.Read(ctx)
 		cancel()
 		close(rd.done)
+		idle.Reset(sharedReadLinger)
 	}
 }
