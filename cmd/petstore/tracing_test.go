@@ -161,7 +161,7 @@ func TestTracingCheckout(t *testing.T) {
 		pet := emailShop(t, n.srv.Store, 5)
 
 		shopper := &handlerstest.Browser{Browser: browsertest.New(t, n.srv.App)}
-		shopper.Get("/").WantStatus(http.StatusOK)
+		shopper.Get("/cart").WantStatus(http.StatusOK) // a page with a form: the cookie and the token
 		shopper.Post("/cart", handlerstest.Form("pet_id", handlerstest.Itoa(pet.ID), "quantity", "1")).WantRedirect("/cart")
 		number := shopper.Checkout(handlerstest.Buyer())
 		shopper.Get("/orders/confirmation/" + handlerstest.Itoa(number)).WantStatus(http.StatusOK)
