@@ -195,6 +195,7 @@ func Open(ctx context.Context, rawURL string, now func() time.Time, opts ...Open
 	s := &Store{db: x, dialect: dialect, Now: now, Currency: DefaultCurrency, stmts: stmtcache.New(x)}
 	s.counterReads.Read = s.readCountersWith(countersQuery)
 	s.authReads.Read = s.readCountersWith(authCounterQuery)
+	s.counterReads.Spacing, s.authReads.Spacing = counterReadSpacing, counterReadSpacing
 	if err := s.Ping(ctx); err != nil {
 		x.Close()
 		return nil, err

@@ -17,6 +17,14 @@ import (
 type SharedReads[T any] struct {
 	// Read reads the value; set it before the first Join.
 	Read func(context.Context) (T, error)
+	// Spacing, when set, is the least time from one read's start to the
+	// next's: under load the reads would otherwise run back to back, each
+	// serving the few requests that arrived during the one before, and
+	// cost more than the requests they serve. Requests that arrive while
+	// the reader waits join the read it then starts, so a request waits at
+	// most Spacing plus one read, and still gets a value read after it
+	// asked.
+	Spacing time.Duration
 
 	mu      sync.Mutex
 	running bool           // a reader goroutine is at work, or waiting for work
@@ -76,12 +84,12 @@ const sharedReadLinger = time.Second
 func (r *SharedReads[T]) run() {
 	idle := time.NewTimer(sharedReadLinger)
 	defer idle.Stop()
+	var last time.Time // the last read's start
 	for {
 		r.mu.Lock()
-		rd := r.next
-		r.next = nil
+		pending := r.next != nil
 		r.mu.Unlock()
-		if rd == nil {
+		if !pending {
 			select {
 			case <-r.wake:
 			case <-idle.C:
@@ -96,6 +104,14 @@ func (r *SharedReads[T]) run() {
 			}
 			continue
 		}
+		if wait := r.Spacing - time.Since(last); wait > 0 {
+			time.Sleep(wait)
+		}
+		r.mu.Lock()
+		rd := r.next
+		r.next = nil
+		r.mu.Unlock()
+		last = time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), sharedReadTimeout)
 		rd.v, rd.err = r.Read(ctx)
 		cancel()

@@ -63,3 +63,35 @@ func TestVersionReadsCallerGivesUp(t *testing.T) {
 		t.Fatalf("join = %d, %v; want 7", v, err)
 	}
 }
+
+// TestVersionReadsSpaced: with Spacing, reads start at least that far
+// apart however many callers wait, and every caller still gets a value
+// read after it called.
+func TestVersionReadsSpaced(t *testing.T) {
+	var started atomic.Int64
+	const spacing = 5 * time.Millisecond
+	r := &SharedReads[int64]{Spacing: spacing, Read: func(context.Context) (int64, error) {
+		return started.Add(1), nil
+	}}
+	begin := time.Now()
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 10 {
+				before := started.Load()
+				v, err := r.Join(context.Background())
+				if err != nil || v <= before {
+					t.Errorf("got %d, %v after %d reads had started", v, err, before)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(begin)
+	if n, most := started.Load(), int64(elapsed/spacing)+1; n > most {
+		t.Errorf("%d reads in %v: more than one per %v", n, elapsed, spacing)
+	}
+}
