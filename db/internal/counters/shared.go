@@ -20,10 +20,11 @@ type SharedReads[T any] struct {
 	// Spacing, when set, is the least time from one read's start to the
 	// next's: under load the reads would otherwise run back to back, each
 	// serving the few requests that arrived during the one before, and
-	// cost more than the requests they serve. Requests that arrive while
-	// the reader waits join the read it then starts, so a request waits at
-	// most Spacing plus one read, and still gets a value read after it
-	// asked.
+	// cost more than the requests they serve. It applies only after a
+	// read that served several callers (one caller at a time never waits
+	// for it); requests that arrive while the reader waits join the read
+	// it then starts, so a request waits at most Spacing plus one read,
+	// and still gets a value read after it asked.
 	Spacing time.Duration
 
 	mu      sync.Mutex
@@ -34,9 +35,10 @@ type SharedReads[T any] struct {
 
 // sharedRead is one shared read and its result.
 type sharedRead[T any] struct {
-	done chan struct{}
-	v    T
-	err  error
+	callers int // how many joined it, under SharedReads.mu
+	done    chan struct{}
+	v       T
+	err     error
 }
 
 // sharedReadTimeout bounds one shared read. It runs on no request's
@@ -51,6 +53,7 @@ func (r *SharedReads[T]) Join(ctx context.Context) (T, error) {
 		r.next = &sharedRead[T]{done: make(chan struct{})}
 	}
 	mine := r.next
+	mine.callers++
 	if r.wake == nil {
 		r.wake = make(chan struct{}, 1)
 	}
@@ -85,6 +88,7 @@ func (r *SharedReads[T]) run() {
 	idle := time.NewTimer(sharedReadLinger)
 	defer idle.Stop()
 	var last time.Time // the last read's start
+	shared := false    // the last read served more than one caller
 	for {
 		r.mu.Lock()
 		pending := r.next != nil
@@ -104,12 +108,13 @@ func (r *SharedReads[T]) run() {
 			}
 			continue
 		}
-		if wait := r.Spacing - time.Since(last); wait > 0 {
+		if wait := r.Spacing - time.Since(last); shared && wait > 0 {
 			time.Sleep(wait)
 		}
 		r.mu.Lock()
 		rd := r.next
 		r.next = nil
+		shared = rd.callers > 1
 		r.mu.Unlock()
 		last = time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), sharedReadTimeout)
