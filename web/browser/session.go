@@ -12,6 +12,7 @@ import (
 	"net/http"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gorilla/securecookie"
 	"github.com/gorilla/sessions"
 
 	"petstore/web"
@@ -36,6 +37,11 @@ func NewSessions(secrets [][]byte) *Sessions {
 		pairs = append(pairs, hash[:], block[:])
 	}
 	st := sessions.NewCookieStore(pairs...)
+	for _, codec := range st.Codecs {
+		if sc, ok := codec.(*securecookie.SecureCookie); ok {
+			sc.SetSerializer(sessionValues{})
+		}
+	}
 	st.Options = &sessions.Options{Path: "/", MaxAge: 30 * 24 * 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode}
 	st.MaxAge(st.Options.MaxAge)
 	return &Sessions{store: st}
