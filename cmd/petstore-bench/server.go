@@ -105,7 +105,8 @@ var errUnreachable = errors.New("database unreachable")
 
 // serverEnv is the environment of every petstore command the bench runs:
 // request logs off, a fixed session secret so nothing is written under
-// var/, webhooks allowed to loopback.
+// var/, webhooks allowed to loopback, and the bench's own GOGC and
+// GOMEMLIMIT when set.
 func serverEnv(databaseURL, addr string) []string {
 	secret := make([]byte, 32)
 	_, _ = rand.Read(secret)
@@ -120,6 +121,13 @@ func serverEnv(databaseURL, addr string) []string {
 	}
 	if addr != "" {
 		env = append(env, "PETSTORE_ADDR="+addr)
+	}
+	// The Go runtime's memory settings reach the server, to measure what
+	// they trade (RSS against CPU per request).
+	for _, name := range []string{"GOGC", "GOMEMLIMIT"} {
+		if v, ok := os.LookupEnv(name); ok {
+			env = append(env, name+"="+v)
+		}
 	}
 	return append(env, traceEnv...)
 }
