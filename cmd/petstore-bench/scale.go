@@ -44,6 +44,8 @@ type scaleCatalog struct {
 // "Bench pet N", so:
 //   - pages past a cursor among pets 1–9,000 are full pages at every size
 //     of 10,000 pets or more;
+//   - "pet NN" (NN from 10 to 99) names the same first page at every size,
+//     while the pets it names grow with the catalog;
 //   - "pet d" (d a digit) names pets d, d0–d9, d00–d99, dXXX and more as
 //     the catalog grows: past a cursor in d000–d979 the page is pets
 //     d001–d999's next 20 at every size, while the term matches 11 to 111
@@ -60,6 +62,9 @@ var scaleReads = []scaleRead{
 	{Name: "search hit q=pet d, cursor varied", Path: func(i int, _ scaleCatalog) string {
 		q, after := searchHit(i)
 		return "/api/pets?limit=20&q=" + url.QueryEscape(q) + "&cursor=" + web.EncodeCursor(after)
+	}},
+	{Name: "search hit q=pet NN, first page, term varied", Path: func(i int, _ scaleCatalog) string {
+		return "/api/pets?limit=20&q=" + url.QueryEscape(searchFirstPage(i))
 	}},
 	{Name: "search miss q=xyz, term varied", Path: func(i int, _ scaleCatalog) string {
 		return "/api/pets?limit=20&q=" + missTerm(i, 3)
@@ -98,6 +103,17 @@ func searchHit(i int) (q string, after int64) {
 	i /= 9
 	after = int64(d*1000 + i%980)
 	return caseVariant("pet "+strconv.Itoa(d), i/980), after
+}
+
+// searchFirstPage is the term of the first-page search row's i-th
+// request: "bench pet NN" or one of its tails down to "pet NN" (NN from 10
+// to 99), whose first page is pets NN, NN0–NN9 and NN00–NN08 at every size
+// while the pets it matches grow from 111 at 10,000 to 11,111 at 200,000.
+func searchFirstPage(i int) string {
+	nn := 10 + i%90
+	i /= 90
+	from := i % 7
+	return caseVariant("bench pet "[from:]+strconv.Itoa(nn), i/7)
 }
 
 // cursorUnder is the cursor of the i-th request of a list row: after pet

@@ -42,3 +42,21 @@ func TestScaleSearchHitPages(t *testing.T) {
 		}
 	}
 }
+
+// TestScaleSearchFirstPage checks that the first-page search row's terms
+// name pets NN, NN0–NN9 and NN00–NN08 first: the same page at every size.
+func TestScaleSearchFirstPage(t *testing.T) {
+	for i := range 20_000 {
+		q := strings.ToLower(searchFirstPage(i))
+		nn := q[len(q)-2:]
+		var page []string
+		for id := 1; id <= 9999 && len(page) < 20; id++ {
+			if strings.Contains("bench pet "+strconv.Itoa(id), q) {
+				page = append(page, strconv.Itoa(id))
+			}
+		}
+		if len(page) != 20 || page[0] != nn || page[1] != nn+"0" || page[19] != nn+"08" {
+			t.Fatalf("request %d: q=%q: first page %v", i, q, page)
+		}
+	}
+}
