@@ -1,0 +1,90 @@
+package db_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"petstore/db"
+	"petstore/db/dbtest"
+)
+
+// TestFTSCover: SQLite's search asks FTS5 for the trigrams at characters
+// 0, 3, 6, ... and the last, each once, not the phrase of every trigram:
+// each term costs a lookup in every segment of the index (issue 44).
+func TestFTSCover(t *testing.T) {
+	for q, want := range map[string]string{
+		"abc":          `"abc"`,
+		"abcd":         `"abc" AND "bcd"`,
+		"pet 12":       `"pet" AND " 12"`,
+		"pet 1234":     `"pet" AND " 12" AND "234"`,
+		"bench pet 12": `"ben" AND "ch " AND "pet" AND " 12"`,
+		"aaaa":         `"aaa"`,
+		`say "hi"`:     `"say" AND " ""h" AND "hi"""`,
+		"日本の猫":         `"日本の" AND "本の猫"`,
+	} {
+		if got := db.FTSCover(q); got != want {
+			t.Errorf("FTSCover(%q) = %s, want %s", q, got, want)
+		}
+	}
+}
+
+// TestSearchStatements (issue 44): what a search of three characters or
+// more runs. On SQLite one prepared statement that checks name_key with
+// instr(): a LIKE on a bound pattern would make SQLite prepare it again
+// for every new pattern. On PostgreSQL a one-off statement on pets alone
+// (planned for its pattern, quickly: no join) finds the page's ids, and a
+// prepared statement reads their rows.
+func TestSearchStatements(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		ctx := context.Background()
+		s := open(t)
+		c := MustCreateCategory(t, ctx, s, "Dogs")
+		var ids []int64
+		for _, name := range []string{"Rex", "Rexford", "Max", "Big Rex"} {
+			ids = append(ids, MustCreatePet(t, ctx, s, c.ID, name, 1).ID)
+		}
+		var mu sync.Mutex
+		var ran []string
+		s.TraceQueries(func(query string, _ []any) {
+			mu.Lock()
+			defer mu.Unlock()
+			ran = append(ran, query)
+		})
+		pets, more, err := s.FindPets(ctx, db.PetFilter{Query: "REX", Page: db.Page{Limit: 2}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pets) != 2 || pets[0].ID != ids[0] || pets[1].ID != ids[1] || !more || pets[0].Name != "Rex" || pets[0].CategoryName != "Dogs" {
+			t.Fatalf("first page: %+v, more %v", pets, more)
+		}
+		cached := strings.Join(s.CachedQueries(), "\n")
+		var search []string
+		for _, q := range ran {
+			if strings.Contains(q, "name_key") {
+				search = append(search, q)
+			}
+		}
+		if len(search) != 1 {
+			t.Fatalf("ran %d statements on name_key, want 1: %q", len(search), search)
+		}
+		q := search[0]
+		if s.Dialect() == db.DialectSQLite {
+			if !strings.Contains(q, "pets_fts MATCH") || !strings.Contains(q, "instr(p.name_key, ") || strings.Contains(q, "LIKE") {
+				t.Errorf("SQLite's search: %s", q)
+			}
+			if !strings.Contains(cached, q) {
+				t.Errorf("SQLite's search is not a prepared statement: %s", q)
+			}
+			return
+		}
+		if strings.Contains(q, "JOIN") || strings.Contains(cached, q) {
+			t.Errorf("PostgreSQL's search for ids should be one-off and on pets alone: %s", q)
+		}
+		if !strings.Contains(cached, "p.id = ANY($1)") {
+			t.Errorf("PostgreSQL reads the page's rows with no prepared statement by id; cached:\n%s", cached)
+		}
+	})
+}
+
