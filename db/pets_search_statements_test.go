@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"petstore/db"
 	"petstore/db/dbtest"
 )
@@ -88,3 +90,52 @@ func TestSearchStatements(t *testing.T) {
 	})
 }
 
+// TestMergeSearchIndex: pets created one write at a time leave SQLite's
+// search index in several segments; the housekeeping step merges them into
+// one and the searches find what they found before. PostgreSQL has nothing
+// to merge.
+func TestMergeSearchIndex(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, open dbtest.Open) {
+		ctx := context.Background()
+		s := open(t)
+		c := MustCreateCategory(t, ctx, s, "Dogs")
+		for _, name := range []string{"Rex", "Rexford", "Max", "Big Rex"} {
+			MustCreatePet(t, ctx, s, c.ID, name, 1)
+		}
+		search := func() [][]int64 {
+			var out [][]int64
+			for _, q := range []string{"rex", "ax", "big r", "zzz"} {
+				out = append(out, searchAll(t, ctx, s, db.PetFilter{Query: q, Page: db.Page{Limit: 1}}))
+			}
+			return out
+		}
+		want := search()
+		segments := func() int {
+			var n int
+			if err := s.DB().GetContext(ctx, &n, `SELECT count(DISTINCT segid) FROM pets_fts_idx`); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		sqlite := s.Dialect() == db.DialectSQLite
+		if sqlite && segments() < 2 {
+			t.Fatalf("%d segments before the merge, want several", segments())
+		}
+		steps, err := s.MergeSearchIndex(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sqlite && (steps == 0 || segments() != 1) {
+			t.Errorf("merge: %d steps, %d segments left; want some and 1", steps, segments())
+		}
+		if !sqlite && steps != 0 {
+			t.Errorf("PostgreSQL merged %d steps, want none", steps)
+		}
+		if again, err := s.MergeSearchIndex(ctx); err != nil || again != 0 {
+			t.Errorf("second merge: %d steps, %v; want none", again, err)
+		}
+		if diff := cmp.Diff(want, search()); diff != "" {
+			t.Errorf("searches after the merge (-before +after):\n%s", diff)
+		}
+	})
+}
