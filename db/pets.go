@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/lib/pq"
 )
 
 // Pet statuses (SPEC §5). Status is derived from stock and open orders.
@@ -167,67 +165,32 @@ func (s *Store) FindPets(ctx context.Context, f PetFilter) ([]*Pet, bool, error)
 	if SearchProblem(f.Query) != "" {
 		return nil, false, nil // no name can match it
 	}
-	search := s.nameSearch(f.Query)
-	if search != nil && search.idsFirst {
-		return s.findPetsByIDs(ctx, f, search)
-	}
 	l := list{from: `SELECT ` + petCols + petFrom, key: "p.id", out: "id", status: "p.status"}
+	search := s.nameSearch(f.Query)
 	if search != nil && search.from != "" {
 		l.from, l.key = `SELECT `+petCols+search.from, search.key
 	}
-	sel := s.listSelector(len(f.Statuses) > 0 || f.CategoryID > 0 || f.ImportID > 0)
+	sel := s.listSelector(len(f.Statuses) > 0 || f.CategoryID > 0 || f.ImportID > 0 || (search != nil && search.unprepared))
 	l.conds = func(w *where) {
-		f.petConds(w, search)
+		w.add("p.deleted_at IS NULL")
+		if f.CategoryID > 0 {
+			w.add("p.category_id = " + w.arg(f.CategoryID))
+		}
+		if search != nil {
+			search.conds(w)
+		}
+		if len(f.IDs) > 0 {
+			w.add("p.id IN " + in(w, f.IDs))
+		}
+		if f.ImportID > 0 {
+			w.add("p.import_id = " + w.arg(f.ImportID))
+		}
 		afterOnInventory(w, f.Page)
 	}
 	query, args := l.build(f.Statuses, f.Page)
 	pets, more, err := selectPageWith[*Pet](ctx, sel, "pets", f.Page, query, args...)
 	s.priced(pets...)
 	return pets, more, err
-}
-
-// petConds adds f's conditions on pets other than status and the cursor.
-func (f PetFilter) petConds(w *where, search *nameSearch) {
-	w.add("p.deleted_at IS NULL")
-	if f.CategoryID > 0 {
-		w.add("p.category_id = " + w.arg(f.CategoryID))
-	}
-	if search != nil {
-		search.conds(w)
-	}
-	if len(f.IDs) > 0 {
-		w.add("p.id IN " + in(w, f.IDs))
-	}
-	if f.ImportID > 0 {
-		w.add("p.import_id = " + w.arg(f.ImportID))
-	}
-}
-
-// findPetsByIDs is FindPets for a search planned for its pattern
-// (nameSearch.idsFirst): a one-off statement on pets alone finds the
-// page's ids, and a prepared one reads their rows. The second drops a pet
-// deleted in between, as a page read a moment later would.
-func (s *Store) findPetsByIDs(ctx context.Context, f PetFilter, search *nameSearch) ([]*Pet, bool, error) {
-	l := list{from: `SELECT p.id FROM pets p`, key: "p.id", out: "id", status: "p.status",
-		conds: func(w *where) { f.petConds(w, search) }}
-	query, args := l.build(f.Statuses, f.Page)
-	var ids []int64
-	if err := s.stmts.SelectOnce(ctx, &ids, query, args...); err != nil {
-		return nil, false, fmt.Errorf("find pets: %w", err)
-	}
-	ids, more := trim(ids, f.Page)
-	if len(ids) == 0 {
-		return nil, false, nil
-	}
-	var pets []*Pet
-	if err := s.sel(ctx, &pets, `SELECT `+petCols+petFrom+` WHERE p.id = ANY($1) AND p.deleted_at IS NULL ORDER BY p.id`, pq.Array(ids)); err != nil {
-		return nil, false, fmt.Errorf("find pets: %w", err)
-	}
-	for _, p := range pets {
-		scanned(p)
-	}
-	s.priced(pets...)
-	return pets, more, nil
 }
 
 // priced sets the store's currency on pets.

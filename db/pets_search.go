@@ -15,10 +15,9 @@ type nameSearch struct {
 	// reads an index of its own first.
 	from, key string
 	conds     func(w *where)
-	// idsFirst finds the page's pet ids with a one-off statement on pets
-	// alone, planned for its actual pattern, then reads their rows with a
-	// prepared one (see Store.findPetsByIDs).
-	idsFirst bool
+	// unprepared runs the query as a one-off statement, planned for its
+	// actual pattern (see Store.nameSearch).
+	unprepared bool
 }
 
 // nameSearch returns the search for q, nil for no search. Every variant
@@ -36,10 +35,11 @@ type nameSearch struct {
 //   - PostgreSQL, the same: the pg_trgm GIN index on name_key. The planner
 //     picks it for a rare pattern and the id-ordered walk for a common one,
 //     which needs the pattern's own statistics: a cached statement's
-//     generic plan would guess, so the query that finds the page's ids is
-//     not prepared. It reads pets alone, which plans in a tenth of the
-//     time the join with inventory and categories took (0.07 against
-//     0.4 ms); the rows are then read by id with a prepared statement.
+//     generic plan would guess, so the query is not prepared. (Planning
+//     the join takes about 0.4 ms a search: planning pets alone and
+//     reading the rows by id with a prepared statement took a tenth, but
+//     without fresh statistics PostgreSQL then planned a search that
+//     matches nothing as a sequential scan of pets; issue 44.)
 //   - One or two characters on either: no trigram to look up, so the list
 //     walks pets in id order (the primary key, or the status or category
 //     index of its other filters) and stops at limit+1 matches. Its cost
@@ -53,7 +53,7 @@ func (s *Store) nameSearch(q string) *nameSearch {
 	key := foldName(q)
 	if s.dialect == DialectPostgres {
 		n := &nameSearch{conds: func(w *where) { w.add("p.name_key LIKE " + w.arg(likePattern(q)) + ` ESCAPE '\'`) }}
-		n.idsFirst = utf8.RuneCountInString(key) >= minTrigramQuery
+		n.unprepared = utf8.RuneCountInString(key) >= minTrigramQuery
 		return n
 	}
 	holds := func(w *where) { w.add("instr(p.name_key, " + w.arg(key) + ") > 0") }
