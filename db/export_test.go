@@ -131,3 +131,7 @@ func (s *Store) SetOrderSearchCap(n int) { s.orderSearchCap = n }
 // SetOrderSearchWindow makes a search that matches many checkouts walk at
 // most n orders for a page.
 func (s *Store) SetOrderSearchWindow(n int64) { s.orderSearchWindow = n }
+
+// FTSCover is the FTS5 query SQLite's name search asks for a folded q of
+// three characters or more, for tests.
+func FTSCover(q string) string { return ftsCover(q) }

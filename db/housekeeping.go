@@ -32,7 +32,7 @@ type PurgeStep struct {
 }
 
 // PurgeSteps lists everything that grows without bound and is purged by
-// housekeeping. A table that gains rows with use and never needs them all
+// housekeeping, and the one step that compacts instead (MergeSearchIndex). A table that gains rows with use and never needs them all
 // gets a step here. Kept on purpose: orders (history), deleted pets and
 // categories (their orders point at them), revoked keys (likewise).
 func (s *Store) PurgeSteps() []PurgeStep {
@@ -45,6 +45,8 @@ func (s *Store) PurgeSteps() []PurgeStep {
 		{"webhook deliveries", s.PurgeWebhookDeliveries},
 		{"email bodies", s.PurgeEmailBodies},
 		{"audit entries", s.PurgeAudit},
+		// Not a purge: the search index's segments, merged (SQLite).
+		{"search index merge steps", s.MergeSearchIndex},
 	}
 }
 

@@ -21,17 +21,25 @@ type nameSearch struct {
 }
 
 // nameSearch returns the search for q, nil for no search. Every variant
-// keeps the case-folded LIKE on name_key the catalog has always searched
-// by, so the results are the plain scan's; the index only narrows the
-// rows it checks:
+// checks that the case-folded name_key holds the folded q, so the results
+// are the plain scan's; the index only narrows the rows it checks:
 //
 //   - SQLite, q of three characters or more: the FTS5 trigram table
 //     pets_fts, read in rowid (pet id) order, so the page stops after
-//     limit+1 matches even when most pets match.
+//     limit+1 matches even when most pets match. It asks for a few of q's
+//     trigrams that cover it (ftsCover) rather than the phrase of all of
+//     them: each term costs a lookup in every segment of the index, and
+//     the check on name_key does the rest. The check is instr(), not LIKE:
+//     a LIKE on a bound pattern makes SQLite prepare the statement again
+//     whenever the pattern changes (it may read a prefix off it).
 //   - PostgreSQL, the same: the pg_trgm GIN index on name_key. The planner
 //     picks it for a rare pattern and the id-ordered walk for a common one,
 //     which needs the pattern's own statistics: a cached statement's
-//     generic plan would guess, so the query is not prepared.
+//     generic plan would guess, so the query is not prepared. (Planning
+//     the join takes about 0.4 ms a search: planning pets alone and
+//     reading the rows by id with a prepared statement took a tenth, but
+//     without fresh statistics PostgreSQL then planned a search that
+//     matches nothing as a sequential scan of pets; issue 44.)
 //   - One or two characters on either: no trigram to look up, so the list
 //     walks pets in id order (the primary key, or the status or category
 //     index of its other filters) and stops at limit+1 matches. Its cost
@@ -43,22 +51,46 @@ func (s *Store) nameSearch(q string) *nameSearch {
 		return nil
 	}
 	key := foldName(q)
-	like := func(w *where) { w.add("p.name_key LIKE " + w.arg(likePattern(q)) + ` ESCAPE '\'`) }
-	n := &nameSearch{conds: like}
-	if utf8.RuneCountInString(key) < minTrigramQuery {
+	if s.dialect == DialectPostgres {
+		n := &nameSearch{conds: func(w *where) { w.add("p.name_key LIKE " + w.arg(likePattern(q)) + ` ESCAPE '\'`) }}
+		n.unprepared = utf8.RuneCountInString(key) >= minTrigramQuery
 		return n
 	}
-	if s.dialect == DialectPostgres {
-		n.unprepared = true
+	holds := func(w *where) { w.add("instr(p.name_key, " + w.arg(key) + ") > 0") }
+	n := &nameSearch{conds: holds}
+	if utf8.RuneCountInString(key) < minTrigramQuery {
 		return n
 	}
 	n.from = ` FROM pets_fts f JOIN pets p ON p.id = f.rowid JOIN inventory i ON i.pet_id = p.id JOIN categories c ON c.id = p.category_id`
 	n.key = "f.rowid"
 	n.conds = func(w *where) {
-		w.add("pets_fts MATCH " + w.arg(ftsPhrase(key)))
-		like(w)
+		w.add("pets_fts MATCH " + w.arg(ftsCover(key)))
+		holds(w)
 	}
 	return n
+}
+
+// ftsCover is the FTS5 query for the rows whose text holds every trigram
+// of a cover of s (three characters or more): the trigrams at characters
+// 0, 3, 6, ... and the last one, each once. A row that contains s holds
+// them all; the caller checks the rest.
+func ftsCover(s string) string {
+	runes := []rune(s)
+	var terms []string
+	add := func(at int) {
+		t := ftsPhrase(string(runes[at : at+3]))
+		for _, have := range terms {
+			if have == t {
+				return
+			}
+		}
+		terms = append(terms, t)
+	}
+	for at := 0; at+3 <= len(runes); at += 3 {
+		add(at)
+	}
+	add(len(runes) - 3)
+	return strings.Join(terms, " AND ")
 }
 
 // ftsPhrase quotes s as one FTS5 string: the trigram tokenizer then matches

@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
+	"sync/atomic"
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
@@ -25,30 +26,141 @@ import (
 // not fall as the catalog grows.
 type scaleRead struct {
 	Name string
-	// Path is the request's path and query; deep adds a cursor near the
-	// end of the catalog.
-	Path string
-	Deep bool
+	// Path is the path and query of the i-th request (from 0) against
+	// catalog c. Consecutive requests differ for longer than the server
+	// remembers answers (the API's per query, the storefront's per page:
+	// at most 16,384 and 1,024 of them), so each runs its query.
+	Path func(i int, c scaleCatalog) string
 	Page bool // a browser page: asked without a key
 }
 
-// scaleReads are the rows of issue 17. The search hit "pet 12" names pets
-// 12, 120–129 and 1200–1299 at every size, so each size answers the same
-// full page; "zzz" and "zz" match nothing, which makes the engine look at
-// every candidate.
+// scaleCatalog is what the requests of a scale row point at.
+type scaleCatalog struct {
+	cat, last int64 // the category asked for, the last pet's id
+}
+
+// scaleReads are the rows of issues 17 and 44, every request a different
+// query (issue 44: "nothing remembered"). The seeded names are
+// "Bench pet N", so:
+//   - pages past a cursor among pets 1–9,000 are full pages at every size
+//     of 10,000 pets or more;
+//   - "pet NN" (NN from 10 to 99) names the same first page at every size,
+//     while the pets it names grow with the catalog;
+//   - "pet d" (d a digit) names pets d, d0–d9, d00–d99, dXXX and more as
+//     the catalog grows: past a cursor in d000–d979 the page is pets
+//     d001–d999's next 20 at every size, while the term matches 11 to 111
+//     thousand pets at 200,000;
+//   - terms of letters no name holds match nothing, which makes the engine
+//     look at every candidate; a two-letter one holds no trigram and walks.
+//
+// Terms vary their case too: the search ignores it, the remembered answers
+// do not.
 var scaleReads = []scaleRead{
-	{Name: "pets page", Path: "/api/pets?limit=20"},
-	{Name: "search hit q=pet 12", Path: "/api/pets?limit=20&q=pet%2012"},
-	{Name: "search miss q=zzz", Path: "/api/pets?limit=20&q=zzz"},
-	{Name: "status filter status=sold", Path: "/api/pets?limit=20&status=sold"},
-	{Name: "statuses status=pending,sold", Path: "/api/pets?limit=20&status=pending,sold"},
-	{Name: "category filter", Path: "/api/pets?limit=20&categoryId={category}"},
-	{Name: "inventory status=sold", Path: "/api/store/inventory?limit=20&status=sold"},
-	{Name: "storefront search /?q=zzz", Path: "/?q=zzz", Page: true},
-	{Name: "deep cursor page", Path: "/api/pets?limit=20", Deep: true},
+	{Name: "pets page, cursor varied", Path: func(i int, _ scaleCatalog) string {
+		return "/api/pets?limit=20" + cursorUnder(i, 9000)
+	}},
+	{Name: "search hit q=pet d, cursor varied", Path: func(i int, _ scaleCatalog) string {
+		q, after := searchHit(i)
+		return "/api/pets?limit=20&q=" + url.QueryEscape(q) + "&cursor=" + web.EncodeCursor(after)
+	}},
+	{Name: "search hit q=pet NN, first page, term varied", Path: func(i int, _ scaleCatalog) string {
+		return "/api/pets?limit=20&q=" + url.QueryEscape(searchFirstPage(i))
+	}},
+	{Name: "search miss q=xyz, term varied", Path: func(i int, _ scaleCatalog) string {
+		return "/api/pets?limit=20&q=" + missTerm(i, 3)
+	}},
+	{Name: "status filter status=sold", Path: func(i int, _ scaleCatalog) string {
+		return "/api/pets?limit=20&status=sold" + cursorUnder(i, 9000)
+	}},
+	{Name: "statuses status=pending,sold", Path: func(i int, _ scaleCatalog) string {
+		return "/api/pets?limit=20&status=pending,sold" + cursorUnder(i, 9000)
+	}},
+	{Name: "category filter", Path: func(i int, c scaleCatalog) string {
+		return "/api/pets?limit=20&categoryId=" + strconv.FormatInt(c.cat, 10) + cursorUnder(i, 9000)
+	}},
+	{Name: "inventory status=sold", Path: func(i int, _ scaleCatalog) string {
+		return "/api/store/inventory?limit=20&status=sold" + cursorUnder(i, 9000)
+	}},
+	{Name: "storefront search /?q=xyz, term varied", Page: true, Path: func(i int, _ scaleCatalog) string {
+		return "/?q=" + missTerm(i, 3)
+	}},
+	{Name: "deep cursor page", Path: func(i int, c scaleCatalog) string {
+		return "/api/pets?limit=20&cursor=" + web.EncodeCursor(c.last-100-int64(i%3000))
+	}},
 	// Last: at a large size its requests outlive the attack, and the
-	// server still walking them would slow the next row.
-	{Name: "search miss q=zz (2 chars: walk)", Path: "/api/pets?limit=20&q=zz"},
+	// server still walking them would slow the next row. The limit varies
+	// too (a miss walks the same pets whatever it is): two letters and
+	// their case make only 1,444 queries.
+	{Name: "search miss q=xy (2 chars: walk), term varied", Path: func(i int, _ scaleCatalog) string {
+		return "/api/pets?limit=" + strconv.Itoa(1+i/1444%50) + "&q=" + missTerm(i%1444, 2)
+	}},
+}
+
+// searchHit is the term and cursor of the search hit row's i-th request:
+// "pet d" past pet d000–d979, every digit in turn.
+func searchHit(i int) (q string, after int64) {
+	d := 1 + i%9
+	i /= 9
+	after = int64(d*1000 + i%980)
+	return caseVariant("pet "+strconv.Itoa(d), i/980), after
+}
+
+// searchFirstPage is the term of the first-page search row's i-th
+// request: "bench pet NN" or one of its tails down to "pet NN" (NN from 10
+// to 99), whose first page is pets NN, NN0–NN9 and NN00–NN08 at every size
+// while the pets it matches grow from 111 at 10,000 to 11,111 at 200,000.
+func searchFirstPage(i int) string {
+	nn := 10 + i%90
+	i /= 90
+	from := i % 7
+	return caseVariant("bench pet "[from:]+strconv.Itoa(nn), i/7)
+}
+
+// cursorUnder is the cursor of the i-th request of a list row: after pet
+// 1 + i mod n, so that the page is full at every size above n + 20 pets
+// of what the row lists.
+func cursorUnder(i, n int) string {
+	return "&cursor=" + web.EncodeCursor(int64(1+i%n))
+}
+
+// missLetters are the letters no seeded name ("Bench pet N") holds.
+const missLetters = "adfgijklmoqrsuvwxyz"
+
+// missTerm is the i-th term of n letters that no name holds, its case
+// varied after every term was asked once.
+func missTerm(i, n int) string {
+	b := make([]byte, n)
+	for k := range b {
+		b[k] = missLetters[i%len(missLetters)]
+		i /= len(missLetters)
+	}
+	return caseVariant(string(b), i)
+}
+
+// caseVariant upper-cases the letters of s whose bit is set in v (the
+// first letter bit 0), cycling when v has more bits than s letters.
+func caseVariant(s string, v int) string {
+	b := []byte(s)
+	letters := 0
+	for _, c := range b {
+		if c >= 'a' && c <= 'z' {
+			letters++
+		}
+	}
+	if letters == 0 {
+		return s
+	}
+	v %= 1 << letters
+	k := 0
+	for j, c := range b {
+		if c >= 'a' && c <= 'z' {
+			if v>>k&1 == 1 {
+				b[j] = c - 'a' + 'A'
+			}
+			k++
+		}
+	}
+	return string(b)
 }
 
 // targetScaleRatio is the share of its 10k rate each read keeps at 1M.
@@ -62,6 +174,9 @@ type scaleRow struct {
 	Rate     float64
 	P50, P99 time.Duration
 	Errors   int
+	// CPU is what the server and its PostgreSQL backends spent per
+	// request at the peak: it moves less than the rate with other work.
+	CPU time.Duration
 }
 
 // runScale is the scale mode: for each database and each size, a fresh
@@ -76,7 +191,7 @@ func runScale(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	defer os.RemoveAll(tmp)
 	rep := &scaleReport{Sizes: o.Scale, Settings: fmt.Sprintf(
-		"Per read %s warm-up, %s at peak with %d workers; 1 pet in %d sold, pets in %d categories; %d CPUs shared by generator and server. Load average (1 min) %s before",
+		"Per read %s warm-up, %s at peak with %d workers, every request a different query; CPU/req is the server's and its PostgreSQL backends'; 1 pet in %d sold, pets in %d categories; %d CPUs shared by generator and server. Load average (1 min) %s before",
 		o.Warmup, o.Duration, o.Workers, soldEvery, scaleCategories, runtime.NumCPU(), loadAverage())}
 	for _, database := range o.Databases {
 		for _, n := range o.Scale {
@@ -95,6 +210,16 @@ func runScale(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout)
 	rep.write(stdout)
 	return nil
+}
+
+// scaleTargeter asks r's requests in turn, each worker taking the next.
+func scaleTargeter(base string, h http.Header, r scaleRead, c scaleCatalog) vegeta.Targeter {
+	var next atomic.Int64
+	return func(t *vegeta.Target) error {
+		i := int(next.Add(1) - 1)
+		*t = vegeta.Target{Method: http.MethodGet, URL: base + r.Path(i, c), Header: h}
+		return nil
+	}
 }
 
 // scaleDatabase seeds n pets into a fresh database and measures every read.
@@ -122,28 +247,26 @@ func scaleDatabase(ctx context.Context, database string, n int, bin, dir string,
 	}
 	defer srv.stop()
 	for _, r := range scaleReads {
-		path := r.Path
-		if r.Deep {
-			path += "&cursor=" + web.EncodeCursor(last-100)
-		}
-		path = strings.ReplaceAll(path, "{category}", strconv.FormatInt(cat, 10))
 		h := keyHeader(key)
 		if r.Page {
 			h = http.Header{}
 		}
-		tr := vegeta.NewStaticTargeter(vegeta.Target{Method: http.MethodGet, URL: srv.base + path, Header: h})
+		tr := scaleTargeter(srv.base, h, r, scaleCatalog{cat: cat, last: last})
 		settings := attackSettings{Workers: o.Workers, Warmup: o.Warmup, Duration: o.Duration}
 		if o.Profile != "" { // one profile per read, size and database, as the usual run does per row
 			name := profileName(database, fmt.Sprintf("%s %s", petCount(n), r.Name))
 			settings.OnPeak = profileTo(ctx, srv.pprof, filepath.Join(o.Profile, name), o.Duration)
 		}
+		var cpu cpuUse
+		settings.OnPeak = peakCPU(srv.cmd.Process.Pid, backendsOf(database, dbURL), &cpu, settings.OnPeak)
 		m, err := measure(ctx, tr, settings)
 		if err != nil {
 			return err
 		}
 		logf("%s, %d pets: %s: %s req/s, p50 %s", database, n, r.Name, thousands(m.Peak.Rate), ms(m.Peak.P50))
 		rep.Rows = append(rep.Rows, scaleRow{Read: r.Name, Database: database, Pets: n, Rate: m.Peak.Rate,
-			P50: m.Peak.P50, P99: m.Peak.P99, Errors: m.Peak.Non2xx})
+			P50: m.Peak.P50, P99: m.Peak.P99, Errors: m.Peak.Non2xx,
+			CPU: perRequest(cpu.Server+cpu.Database, m.Peak.Requests)})
 		if m.Peak.FirstErr != "" {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s on %s at %d pets: first failure: %s", r.Name, database, n, m.Peak.FirstErr))
 		}

@@ -55,7 +55,7 @@ func (r *scaleReport) write(w io.Writer) {
 		head := "| " + database + " |"
 		rule := "|---|"
 		for _, n := range r.Sizes {
-			head += " " + petCount(n) + " req/s (p50) |"
+			head += " " + petCount(n) + " req/s (p50, CPU/req) |"
 			rule += "---|"
 		}
 		fmt.Fprintf(w, "%s %s / %s | target ≥ %.1f |\n%s---|---|\n", head, petCount(large), petCount(small), targetScaleRatio, rule)
@@ -67,9 +67,9 @@ func (r *scaleReport) write(w io.Writer) {
 				case !ok:
 					line += " – |"
 				case rw.Errors > 0:
-					line += fmt.Sprintf(" %s (%s), %d errors |", thousands(rw.Rate), ms(rw.P50), rw.Errors)
+					line += fmt.Sprintf(" %s (%s, %s), %d errors |", thousands(rw.Rate), ms(rw.P50), micros(rw.CPU), rw.Errors)
 				default:
-					line += fmt.Sprintf(" %s (%s) |", thousands(rw.Rate), ms(rw.P50))
+					line += fmt.Sprintf(" %s (%s, %s) |", thousands(rw.Rate), ms(rw.P50), micros(rw.CPU))
 				}
 			}
 			a, okA := r.rate(read.Name, database, small)
