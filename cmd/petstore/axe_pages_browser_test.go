@@ -21,8 +21,8 @@ import (
 //
 // The shop's and the console's walks take 20–30 s in CI (under -race,
 // beside the other browser tests): a few dozen pages, each checked by axe
-// in four views. One walk in one tab costs less than a test per page,
-// each starting its own server.
+// in four views. One walk in one browser costs less than a test per page,
+// each starting its own server and chromium.
 
 // TestAxeBrowserShop walks the storefront: the catalog, pets with photos
 // and without, the cart, a refused checkout, the confirmation, My orders,

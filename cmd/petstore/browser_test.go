@@ -2,8 +2,7 @@ package main
 
 // The shared harness of the browser tests (storefront and console): a real
 // server on a temporary SQLite file with the demo catalog, a headless
-// Debian chromium driven by chromedp (one per test binary, a browser
-// context and a tab per test), and full-page screenshots.
+// Debian chromium driven by chromedp, and full-page screenshots.
 //
 //	ts := startServer(t)              // NewServer on 127.0.0.1:0, demo data
 //	ctx := newBrowser(t, true)        // false: JavaScript off
@@ -20,7 +19,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"log/slog"
 	"net"
 	"net/http"
@@ -28,12 +26,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"petstore/db"
@@ -170,95 +165,42 @@ func chromiumPath(t *testing.T) string {
 	return ""
 }
 
-// chromium is the one headless browser a test binary starts, on the
-// first newBrowser, for all its browser tests: each test gets a browser
-// context of its own in it (cookies, storage and cache of its own, as in a
-// fresh profile) and a tab in a window of its own. One process instead of
-// one per test: some thirty chromium starts, and as many sets of
-// chromium's helper processes, cost CI's two cores more than the tabs do.
-// TestMain closes it.
-var chromium struct {
-	once   sync.Once
-	ctx    context.Context // the browser's first tab; tests open theirs beside it
-	cancel context.CancelFunc
-	err    error
-}
-
-// sharedChromium starts the browser at path on its first call and returns
-// the context of its first tab.
-func sharedChromium(path string) (context.Context, error) {
-	chromium.once.Do(func() {
-		opts := append(chromedp.DefaultExecAllocatorOptions[:],
-			chromedp.ExecPath(path),
-			chromedp.Headless,
-			chromedp.NoSandbox, // chromium as root (containers, CI) needs it
-			chromedp.DisableGPU,
-			chromedp.NoFirstRun,
-			chromedp.Flag("disable-background-networking", true),
-			chromedp.Flag("disable-component-update", true),
-			chromedp.Flag("disable-sync", true),
-			chromedp.Flag("disable-quic", true),
-			// Every new window, so every test's tab, is 1280×900.
-			chromedp.WindowSize(1280, 900),
-		)
-		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-		ctx, cancelCtx := chromedp.NewContext(allocCtx)
-		chromium.ctx = ctx
-		chromium.cancel = func() { cancelCtx(); cancelAlloc() }
-		// The browser lives as long as ctx, so its start is not given a
-		// deadline of its own: it is waited for here.
-		started := make(chan error, 1)
-		go func() { started <- chromedp.Do(ctx) }()
-		select {
-		case chromium.err = <-started:
-		case <-time.After(2 * time.Minute):
-			chromium.err = errors.New("chromium did not start within 2 minutes")
-		}
-		if chromium.err != nil {
-			chromium.cancel()
-		}
-	})
-	return chromium.ctx, chromium.err
-}
-
-// closeChromium stops the shared browser, if a test started it.
-func closeChromium() {
-	if chromium.cancel != nil {
-		chromium.cancel()
-	}
-}
-
-// newBrowser returns the context of a new tab, 1280×900, in a new browser
-// context of the shared chromium: a fresh profile's cookies and storage,
-// as if a browser of its own; call it again for a second browser. jsEnabled
-// false turns page scripts off in that tab
-// (Emulation.setScriptExecutionDisabled: <noscript> shows, and
-// "(scripting: none)" matches), to check the no-JavaScript fallbacks;
-// chromedp itself still works. The tab and its browser context close when
-// the test ends; each step has at most four minutes in all.
+// newBrowser starts a headless chromium with a fresh profile and returns
+// the context of its first tab, 1280×900. jsEnabled false turns page
+// scripts off (--blink-settings=scriptEnabled=false), to check the
+// no-JavaScript fallbacks; chromedp itself still works. The browser
+// closes when the test ends; each step has at most two minutes in all.
 func newBrowser(t *testing.T, jsEnabled bool) context.Context {
 	t.Helper()
-	browser, err := sharedChromium(chromiumPath(t))
-	if err != nil {
-		t.Fatalf("start chromium: %v", err)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.Headless,
+		chromedp.NoSandbox, // chromium as root (containers, CI) needs it
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	)
+	if !jsEnabled {
+		opts = append(opts, chromedp.Flag("blink-settings", "scriptEnabled=false"))
 	}
-	ctx, cancelTab := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(allocCtx)
 	// Four minutes: some thirty browser tests run side by side on CI's two
-	// cores, and the longest walks (the console's, the axe walks) take two
-	// minutes of that.
+	// cores, each its own chromium, and the longest walks (the console's,
+	// the axe walks) take two minutes of that.
 	ctx, cancelTimeout := context.WithTimeout(ctx, 4*time.Minute)
 	t.Cleanup(func() {
 		cancelTimeout()
 		cancelTab()
+		cancelAlloc()
 	})
-	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		if jsEnabled {
-			return nil
-		}
-		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
-		return err
-	})); err != nil {
-		t.Fatalf("open a tab in chromium: %v", err)
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
 	}
 	return ctx
 }

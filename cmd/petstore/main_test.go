@@ -12,11 +12,9 @@ import (
 )
 
 // TestMain removes the migrated templates the tests' stores are copied
-// from, and the binary the process tests share, and closes the browser
-// the browser tests share.
+// from, and the binary the process tests share.
 func TestMain(m *testing.M) {
 	code := dbtest.Run(m)
-	closeChromium()
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
 	}
