@@ -62,10 +62,12 @@ func TestJobsBrowser(t *testing.T) {
 	cb.waitText(`[data-testid="flash"]`, "will run again now")
 	cb.waitLive()
 	// The retry's attempt fails too; the page shows it once it refreshes.
+	// The count grows when the attempt starts, so the test also waits for
+	// it to end (a running job has nothing to cancel).
 	deadline = time.Now().Add(30 * time.Second)
 	for {
 		shown, _ := strconv.Atoi(cb.text(`[data-testid="job-attempts"]`))
-		if shown > attempts {
+		if shown > attempts && !strings.Contains(strings.ToLower(cb.text(`[data-testid="job-state"]`)), "running") {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -45,7 +45,9 @@ func TestPhotosBrowser(t *testing.T) {
 	cb.markPage()
 	browse(t, ctx, chromedp.SetUploadFiles(chromedp.CSS(`#photo-files`), []string{garden, sofa}),
 		chromedp.Click(chromedp.CSS(`[data-testid="upload-photos"]`)))
-	cb.waitText(`[data-testid="photos-message"]`, "Added 2 photos.")
+	// Two photos decoded and resized three times each: over 10 s under
+	// -race beside the suite on CI's two cores.
+	cb.waitJSWithin(textIncludes(`[data-testid="photos-message"]`, "Added 2 photos."), time.Minute)
 	cb.wantSamePage()
 	cb.waitJS(`(() => { const p = document.querySelector('[data-testid="upload-progress"]');
 		return !!p && !p.closest("[hidden]") && p.value === p.max && p.max > 0; })()`)
