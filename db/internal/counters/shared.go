@@ -87,8 +87,8 @@ const sharedReadLinger = time.Second
 func (r *SharedReads[T]) run() {
 	idle := time.NewTimer(sharedReadLinger)
 	defer idle.Stop()
-	var last time.Time // the last read's start
-	shared := false    // the last read served more than one caller
+	var spaced <-chan time.Time // fires Spacing after the last read's start
+	shared := false             // the last read served more than one caller
 	for {
 		r.mu.Lock()
 		pending := r.next != nil
@@ -108,15 +108,17 @@ func (r *SharedReads[T]) run() {
 			}
 			continue
 		}
-		if wait := r.Spacing - time.Since(last); shared && wait > 0 {
-			time.Sleep(wait)
+		if shared && spaced != nil {
+			<-spaced
 		}
 		r.mu.Lock()
 		rd := r.next
 		r.next = nil
 		shared = rd.callers > 1
 		r.mu.Unlock()
-		last = time.Now()
+		if r.Spacing > 0 {
+			spaced = time.After(r.Spacing)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), sharedReadTimeout)
 		rd.v, rd.err = r.Read(ctx)
 		cancel()
