@@ -153,15 +153,30 @@ func slowPhotos(t *testing.T, ctx context.Context) {
 // as images arriving without a reserved box would make it.
 func wantStill(cb *consoleBrowser) {
 	cb.t.Helper()
-	shift := read(cb.t, cb.ctx, chromedp.Evaluate[float64](`new Promise(done => {
-		let sum = 0;
+	type shift struct {
+		Value   float64  `json:"value"`
+		Sources []string `json:"sources"`
+	}
+	shifts := read(cb.t, cb.ctx, chromedp.Evaluate[[]shift](`new Promise(done => {
+		const out = [];
+		const rect = r => Math.round(r.x) + "," + Math.round(r.y) + " " + Math.round(r.width) + "x" + Math.round(r.height);
+		const name = n => !n ? "(gone)" : n.nodeType !== 1 ? n.nodeName :
+			n.nodeName.toLowerCase() + (n.id ? "#" + n.id : "") + (n.className && typeof n.className === "string" ? "." + n.className.trim().split(/\s+/).join(".") : "") +
+			(n.dataset && n.dataset.testid ? "[" + n.dataset.testid + "]" : "");
 		new PerformanceObserver(list => {
-			for (const e of list.getEntries()) if (!e.hadRecentInput) sum += e.value;
+			for (const e of list.getEntries()) {
+				if (e.hadRecentInput) continue;
+				out.push({value: e.value, sources: (e.sources || []).map(s => name(s.node) + " " + rect(s.previousRect) + " -> " + rect(s.currentRect))});
+			}
 		}).observe({type: "layout-shift", buffered: true});
-		setTimeout(() => done(sum), 100);
+		setTimeout(() => done(out), 100);
 	})`, chromedp.EvalAwaitPromise))
-	if shift > 0.001 {
-		cb.t.Errorf("the page shifted by %.4f while it loaded (layout shift score)", shift)
+	sum := 0.0
+	for _, s := range shifts {
+		sum += s.Value
+	}
+	if sum > 0.001 {
+		cb.t.Errorf("the page shifted by %.4f while it loaded (layout shift score): %+v", sum, shifts)
 	}
 }
 
