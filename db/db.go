@@ -196,7 +196,7 @@ func Open(ctx context.Context, rawURL string, now func() time.Time, opts ...Open
 	s.counterReads.Read = s.readCountersWith(countersQuery)
 	s.authReads.Read = s.readCountersWith(authCounterQuery)
 	s.counterReads.Spacing, s.authReads.Spacing = counterReadSpacing, counterReadSpacing
-	if err := s.Ping(ctx); err != nil {
+	if err := s.ping(ctx, openPingTimeout); err != nil {
 		x.Close()
 		return nil, err
 	}
@@ -223,13 +223,28 @@ func (s *Store) DB() *sqlx.DB { return s.db }
 // Dialect is DialectSQLite or DialectPostgres.
 func (s *Store) Dialect() string { return s.dialect }
 
-// Ping checks the database answers within two seconds. A pooled
+// Ping checks the database answers within pingTimeout. A pooled
 // connection the server has ended (a restart, a failover, an
 // administrator) says nothing of the database: database/sql drops it, and
 // the ping asks again, over the pool's next connection, until one answers
 // or a new one cannot be made. Only the latter is an outage.
 func (s *Store) Ping(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	return s.ping(ctx, pingTimeout)
+}
+
+const (
+	// pingTimeout bounds a health check's ping (GET /healthz, the sign-in
+	// form): a database slower than that is reported unavailable.
+	pingTimeout = 2 * time.Second
+	// openPingTimeout bounds Open's first ping, longer: the first
+	// connection to a SQLite file after a crash rebuilds its WAL index
+	// from the log before it answers, and a process starting on a busy
+	// machine is not an outage. A refused connection still fails at once.
+	openPingTimeout = 15 * time.Second
+)
+
+func (s *Store) ping(ctx context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	err := s.db.PingContext(ctx)
 	for dropped := 0; errors.Is(err, driver.ErrBadConn) && dropped <= s.db.Stats().MaxOpenConnections; dropped++ {
