@@ -17,7 +17,7 @@ import (
 // two pets' inventory rows in opposite orders, each taking its second lock
 // only once the other holds its first (channels, no sleeps). PostgreSQL
 // aborts one with 40P01; the retry rule runs it again, so both succeed,
-// both changes are in, and the store counts one deadlock retry.
+// both changes are in, and the store counts the deadlock retry.
 func TestTxRetryDeadlock(t *testing.T) {
 	dbtest.RequirePostgres(t)
 	ctx := context.Background()
@@ -61,8 +61,12 @@ func TestTxRetryDeadlock(t *testing.T) {
 			t.Fatalf("pet %d stock = %v, %v; want 7 (both transactions' changes)", p.ID, got, err)
 		}
 	}
-	if got := s.TxRetries()[`40P01`] - before; got != 1 {
-		t.Fatalf("deadlock retries = %d, want 1 (%v)", got, s.TxRetries())
+	// At least one: the retried attempt can meet the other transaction
+	// again on a loaded machine (it happened once in CI, two retries), and
+	// the rule allows txAttempts in all; what matters is that both commit
+	// and the retries are counted.
+	if got := s.TxRetries()[`40P01`] - before; got < 1 {
+		t.Fatalf("deadlock retries = %d, want at least 1 (%v)", got, s.TxRetries())
 	}
 }
 
