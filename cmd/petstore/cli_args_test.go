@@ -24,6 +24,7 @@ func runCLIErr(t *testing.T, vars map[string]string, args ...string) (stdout, st
 // TestEveryCommandAnswersHelp: --help and -h print the command's usage on
 // stdout and start nothing (serve does not listen, no database is made).
 func TestEveryCommandAnswersHelp(t *testing.T) {
+	t.Parallel() // the command line and configuration only: no shared state, no timing
 	dbPath := filepath.Join(t.TempDir(), "untouched.db")
 	vars := map[string]string{"DATABASE_URL": "sqlite:" + dbPath}
 	for _, c := range commands {
@@ -53,6 +54,7 @@ func TestEveryCommandAnswersHelp(t *testing.T) {
 // TestCommandLineMistakesAreUsageErrors: unknown flags, stray arguments and
 // missing operands stop before anything runs, exit 2 with the usage.
 func TestCommandLineMistakesAreUsageErrors(t *testing.T) {
+	t.Parallel() // the command line and configuration only: no shared state, no timing
 	dbPath := filepath.Join(t.TempDir(), "untouched.db")
 	vars := map[string]string{"DATABASE_URL": "sqlite:" + dbPath}
 	for _, tc := range []struct {
@@ -91,6 +93,7 @@ func TestCommandLineMistakesAreUsageErrors(t *testing.T) {
 // TestCLIErrorsAreWordedForTheTerminal: the store's API-worded errors come
 // out as one line naming what is wrong.
 func TestCLIErrorsAreWordedForTheTerminal(t *testing.T) {
+	t.Parallel() // the command line and configuration only: no shared state, no timing
 	vars := map[string]string{"DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "cli.db")}
 	if _, err := runCLI(t, vars, "", "staff", "create", "--username", "ann"); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 // log as the command line's (SPEC §16), on both databases; reading changes
 // nothing and writes nothing.
 func TestCLIChangesAreAudited(t *testing.T) {
+	t.Parallel() // the command line and configuration only: no shared state, no timing
 	dbtest.EachURL(t, func(t *testing.T, rawURL string) {
 		vars := map[string]string{"DATABASE_URL": rawURL}
 		if _, err := runCLI(t, vars, "", "seed"); err != nil {

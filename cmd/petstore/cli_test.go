@@ -29,6 +29,7 @@ func lastLine(s string) string {
 }
 
 func TestBadConfigNamesTheVariable(t *testing.T) {
+	t.Parallel() // the command line and configuration only: no shared state, no timing
 	for name, value := range map[string]string{
 		"DATABASE_URL":          "mysql://x",
 		"REDIS_URL":             "http://nope",
@@ -58,6 +59,7 @@ func TestBadConfigNamesTheVariable(t *testing.T) {
 }
 
 func TestCommands(t *testing.T) {
+	t.Parallel() // the command line and configuration only: no shared state, no timing
 	vars := map[string]string{"DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "cli.db")}
 	if out, err := runCLI(t, vars, "", "migrate"); err != nil || !strings.Contains(out, "migrations applied") {
 		t.Fatalf("migrate = %q, %v", out, err)
@@ -147,6 +149,7 @@ func TestCommands(t *testing.T) {
 // the console's rule (db.CheckNewPassword): 12 to 200 characters, whatever
 // their bytes, and not the username.
 func TestStaffCreatePasswordRule(t *testing.T) {
+	t.Parallel() // the command line and configuration only: no shared state, no timing
 	vars := map[string]string{"DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "cli.db")}
 	for i, tc := range []struct {
 		password string

@@ -16,6 +16,7 @@ import (
 // reset at 12:01:00 and at midnight (the limiter), and the deprecated
 // operation is gone once the clock passes the sunset (the handlers).
 func TestNewServerReadsOneClock(t *testing.T) {
+	t.Parallel() // its own server, SQLite file and pinned clock: nothing shared, no timing
 	cfg := testConfig(t, map[string]string{
 		"DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "store.db"),
 		"SESSION_KEYS": testSessionKey,

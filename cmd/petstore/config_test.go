@@ -6,6 +6,7 @@ import (
 )
 
 func TestShopMaxOpenUnitsConfig(t *testing.T) {
+	t.Parallel() // the command line and configuration only: no shared state, no timing
 	cfg, err := LoadConfig(env(nil))
 	if err != nil || cfg.ShopMaxOpenUnits != 10 {
 		t.Fatalf("default: %v; want 10", err)
@@ -27,6 +28,7 @@ func TestShopMaxOpenUnitsConfig(t *testing.T) {
 }
 
 func TestCurrencyConfig(t *testing.T) {
+	t.Parallel() // the command line and configuration only: no shared state, no timing
 	cfg, err := LoadConfig(env(nil))
 	if err != nil || cfg.Currency != "EUR" {
 		t.Fatalf("default: %v, %q; want EUR", err, cfg.Currency)
@@ -48,6 +50,7 @@ func TestCurrencyConfig(t *testing.T) {
 }
 
 func TestStaffTwoFactorConfig(t *testing.T) {
+	t.Parallel() // the command line and configuration only: no shared state, no timing
 	for v, want := range map[string]bool{"": false, "optional": false, "required": true} {
 		cfg, err := LoadConfig(env(map[string]string{"PETSTORE_STAFF_2FA": v}))
 		if err != nil || cfg.StaffTwoFactorRequired != want {

@@ -94,6 +94,7 @@ func TestMetricsListener(t *testing.T) {
 // TestMetricsAddrConfig: PETSTORE_METRICS_ADDR must be host:port, and
 // with it pprof can only be on the same listener.
 func TestMetricsAddrConfig(t *testing.T) {
+	t.Parallel() // the command line and configuration only: no shared state, no timing
 	for _, tc := range []struct {
 		env     map[string]string
 		wantErr string

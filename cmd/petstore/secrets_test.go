@@ -47,6 +47,7 @@ func newSecretKey(t *testing.T) string {
 // a second run has nothing to do; afterwards the new key alone opens them,
 // and the old key alone is refused with one line naming the variable.
 func TestSecretsRotateCommand(t *testing.T) {
+	t.Parallel() // the command line and configuration only: no shared state, no timing
 	dbtest.EachURL(t, func(t *testing.T, dbURL string) {
 		ctx := context.Background()
 		oldKey, newKey := newSecretKey(t), newSecretKey(t)
@@ -90,6 +91,7 @@ func TestSecretsRotateCommand(t *testing.T) {
 // PETSTORE_SECRET_KEYS; with the right keys it starts and seals secrets
 // left in plain text (a database from before sealing).
 func TestStartWithWrongSecretKeyRefused(t *testing.T) {
+	t.Parallel() // the command line and configuration only: no shared state, no timing
 	dbtest.EachURL(t, func(t *testing.T, dbURL string) {
 		ctx := context.Background()
 		key := newSecretKey(t)

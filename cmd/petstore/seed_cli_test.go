@@ -14,6 +14,7 @@ import (
 // both databases: the first run adds the demo catalog, the second says it
 // did nothing, and one catalog is left.
 func TestSeedCommandOnlyFillsAnEmptyCatalog(t *testing.T) {
+	t.Parallel() // the command line and configuration only: no shared state, no timing
 	for _, engine := range []struct {
 		name string
 		url  func(tb testing.TB) string

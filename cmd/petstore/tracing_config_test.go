@@ -10,6 +10,7 @@ import (
 // gets /v1/traces; the service is petstore unless named; a bad value stops
 // the start with one line naming the variable.
 func TestTracingConfig(t *testing.T) {
+	t.Parallel() // the command line and configuration only: no shared state, no timing
 	for _, tc := range []struct {
 		vars             map[string]string
 		wantURL, wantSvc string

@@ -76,6 +76,7 @@ func (r *hookReceiver) counts() (distinct int, twice []string) {
 }
 
 func TestWebhookAllowPrivateConfig(t *testing.T) {
+	t.Parallel() // the command line and configuration only: no shared state, no timing
 	for v, want := range map[string]bool{"": false, "true": true, "false": false, "1": true} {
 		cfg, err := LoadConfig(env(map[string]string{"PETSTORE_WEBHOOK_ALLOW_PRIVATE": v}))
 		if err != nil || cfg.WebhookAllowPrivate != want {
