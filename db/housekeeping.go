@@ -32,9 +32,10 @@ type PurgeStep struct {
 }
 
 // PurgeSteps lists everything that grows without bound and is purged by
-// housekeeping, and the one step that compacts instead (MergeSearchIndex). A table that gains rows with use and never needs them all
-// gets a step here. Kept on purpose: orders (history), deleted pets and
-// categories (their orders point at them), revoked keys (likewise).
+// housekeeping, and the one step that compacts instead (MergeSearchIndex).
+// A table that gains rows with use and never needs them all gets a step
+// here. Kept on purpose: orders (history), deleted pets and categories
+// (their orders point at them), revoked keys (likewise).
 func (s *Store) PurgeSteps() []PurgeStep {
 	return []PurgeStep{
 		{"idempotency records", s.PurgeIdempotencyKeys},
