@@ -1,6 +1,7 @@
 package db
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -78,13 +79,9 @@ func ftsCover(s string) string {
 	runes := []rune(s)
 	var terms []string
 	add := func(at int) {
-		t := ftsPhrase(string(runes[at : at+3]))
-		for _, have := range terms {
-			if have == t {
-				return
-			}
+		if t := ftsPhrase(string(runes[at : at+3])); !slices.Contains(terms, t) {
+			terms = append(terms, t)
 		}
-		terms = append(terms, t)
 	}
 	for at := 0; at+3 <= len(runes); at += 3 {
 		add(at)
