@@ -63,7 +63,9 @@ func TestJobsBrowser(t *testing.T) {
 	cb.waitLive()
 	// The retry's attempt fails too; the page shows it once it refreshes.
 	// The count grows when the attempt starts, so the test also waits for
-	// it to end (a running job has nothing to cancel).
+	// a state other than running. The page may still be a moment behind
+	// the queue: a job running when cancelled is asked to stop (the
+	// flash says so too) and shows cancelled once its attempt returns.
 	deadline = time.Now().Add(30 * time.Second)
 	for {
 		shown, _ := strconv.Atoi(cb.text(`[data-testid="job-attempts"]`))

@@ -62,15 +62,22 @@ func (h *Handler) RetryJob(c *fiber.Ctx) error {
 
 // CancelJob stops a job: it is not tried again (audited as job.cancel).
 func (h *Handler) CancelJob(c *fiber.Ctx) error {
-	return h.changeJob(c, h.Queue.Cancel, func(job, before, after string) string {
-		switch {
-		case after == before:
-			return "Job " + job + " is " + after + ": nothing to cancel."
-		case after == "running":
-			return "Job " + job + " is running: it is asked to stop and will not be tried again."
-		}
-		return "Job " + job + " is cancelled: it will not be tried again."
-	})
+	return h.changeJob(c, h.Queue.Cancel, cancelSaid)
+}
+
+// cancelSaid is what the console says of a cancel, by the job's state
+// before and after it. A running job stays running until its attempt
+// returns (River asks it to stop, then marks it cancelled, not retried),
+// so it is asked to stop even when its state did not change; a job
+// already ended has nothing to cancel.
+func cancelSaid(job, before, after string) string {
+	switch {
+	case after == "running":
+		return "Job " + job + " is running: it is asked to stop and will not be tried again."
+	case after == before:
+		return "Job " + job + " is " + after + ": nothing to cancel."
+	}
+	return "Job " + job + " is cancelled: it will not be tried again."
 }
 
 // changeJob makes change to the job of the path and goes back to the Jobs
