@@ -265,6 +265,13 @@ func (cb *consoleBrowser) waitJS(expr string) {
 // draw a page (a queued job's work).
 func (cb *consoleBrowser) waitJSWithin(expr string, d time.Duration) {
 	cb.t.Helper()
+	cb.waitUntil(expr, d, "")
+}
+
+// waitUntil is waitJSWithin that, failing, also says what the element
+// matching css (if any) shows.
+func (cb *consoleBrowser) waitUntil(expr string, d time.Duration, css string) {
+	cb.t.Helper()
 	deadline := time.Now().Add(d)
 	for {
 		ok, err := chromedp.Run(cb.ctx, chromedp.Evaluate[bool](expr))
@@ -273,6 +280,9 @@ func (cb *consoleBrowser) waitJSWithin(expr string, d time.Duration) {
 		}
 		if time.Now().After(deadline) {
 			screenshot(cb.t, cb.ctx, "failure")
+			if css != "" {
+				cb.t.Fatalf("waiting for %s: %v; it shows %q", expr, err, cb.text(css))
+			}
 			cb.t.Fatalf("waiting for %s: %v", expr, err)
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -282,7 +292,7 @@ func (cb *consoleBrowser) waitJSWithin(expr string, d time.Duration) {
 // waitText waits until the first element matching css contains text.
 func (cb *consoleBrowser) waitText(css, text string) {
 	cb.t.Helper()
-	cb.waitJS(textIncludes(css, text))
+	cb.waitUntil(textIncludes(css, text), 10*time.Second, css)
 }
 
 // textIncludes is the script that says whether the first element matching
