@@ -56,6 +56,16 @@ PARALLEL := -p 4 -parallel 4
 # line by line), so make test runs them in a pass of their own without -race.
 NORACE := ^(TestSweep.*|TestRefusedBodyAnswerArrivesEveryTime|TestOrderSearchPlans|TestMigrateLargeCatalog|TestReencodeSizes)$$
 NORACE_PKGS := ./handlers/ ./db/ ./web/photo/
+# The browser tests (cmd/petstore, every one named *Browser*: newBrowser
+# refuses any other name) check what a person sees and does in chromium:
+# layout, focus, the accessibility engine, the no-JavaScript fallbacks.
+# Their server is the same handlers and stores the handler, multi-instance
+# and outage tests drive side by side under -race; in them it mostly waits
+# for chromium, yet -race doubled to tripled their CPU (TestImportBrowser
+# alone: 11.4 CPU-s, 3.7 without), on a two-core machine that make test
+# keeps busy. So they run in the pass without -race too.
+BROWSERS := Browser
+BROWSER_PKGS := ./cmd/petstore/
 # The soak tests place 50,000 orders (query plans without fresh statistics)
 # and export a million (the server's memory), on PostgreSQL, and place an
 # order every 20 ms beside a 200,000-row catalog import on SQLite: make
@@ -67,7 +77,7 @@ SOAKS := ^(TestPlansHoldWithoutFreshStatistics|TestExportStreamsAMillionOrders|T
 MEASURES := ^(TestOrderSearchAtAMillion)$$
 
 .PHONY: test
-test: ## gofmt check, templ and client freshness checks, go vet, staticcheck, go test -race (the one-goroutine grinders without -race; the soak tests are test-soak's)
+test: ## gofmt check, templ and client freshness checks, go vet, staticcheck, go test -race (the browser tests and the one-goroutine grinders without -race; the soak tests are test-soak's)
 	@echo "== gofmt"; out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@echo "== templ freshness"; $(GO) tool templ generate >/dev/null 2>&1 || $(GO) tool templ generate; \
 	  stale=$$(git status --porcelain -- '*_templ.go'); if [ -n "$$stale" ]; then echo "generated templ files are stale or uncommitted:"; echo "$$stale"; exit 1; fi
@@ -75,8 +85,9 @@ test: ## gofmt check, templ and client freshness checks, go vet, staticcheck, go
 	  stale=$$(git status --porcelain -- web/client/petstoreapi); if [ -n "$$stale" ]; then echo "the generated API client is stale or uncommitted (make generate):"; echo "$$stale"; exit 1; fi
 	@echo "== go vet"; $(GO) vet ./...
 	@echo "== staticcheck"; $(MAKE) --no-print-directory staticcheck
-	@echo "== go test -race"; $(GO) test $(RACE) $(PARALLEL) -count=1 -timeout 20m -skip '$(NORACE)|$(SOAKS)|$(MEASURES)' ./...
-	@echo "== go test, the one-goroutine grinders (without -race: the sweeps, the refused bodies, the search plans, a large migration, photo sizes)"; $(GO) test $(PARALLEL) -count=1 -timeout 5m -run '$(NORACE)' $(NORACE_PKGS)
+	@echo "== go test -race"; $(GO) test $(RACE) $(PARALLEL) -count=1 -timeout 20m -skip '$(NORACE)|$(BROWSERS)|$(SOAKS)|$(MEASURES)' ./...
+	@echo "== go test, the browser tests and the one-goroutine grinders (without -race: chromium, the sweeps, the refused bodies, the search plans, a large migration, photo sizes)"; \
+	  $(GO) test $(PARALLEL) -count=1 -timeout 10m -run '$(NORACE)|$(BROWSERS)' $(NORACE_PKGS) $(BROWSER_PKGS)
 	@shots=cmd/petstore/testdata/screenshots; if [ -d $$shots ]; then \
 	  echo "== screenshots of the browser tests in $$shots/:"; ls $$shots | sed 's/^/   /'; fi
 

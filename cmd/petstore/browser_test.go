@@ -172,6 +172,10 @@ func chromiumPath(t *testing.T) string {
 // closes when the test ends; each step has at most two minutes in all.
 func newBrowser(t *testing.T, jsEnabled bool) context.Context {
 	t.Helper()
+	if !strings.Contains(t.Name(), "Browser") {
+		// make test runs the browser tests by this name, without -race.
+		t.Fatalf("%s starts a browser: its name must contain Browser (the Makefile's BROWSERS)", t.Name())
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromiumPath(t)),
 		chromedp.Headless,
