@@ -130,8 +130,9 @@ func TestCLIRevokeReachesRunningInstance(t *testing.T) {
 
 // stream is an open Server-Sent Events response read to its end.
 type stream struct {
-	res   *http.Response
-	ended chan struct{} // closed when the body ends
+	res     *http.Response
+	ended   chan struct{} // closed when the body ends
+	endedAt time.Time     // when it ended: set before ended is closed
 }
 
 // openStream opens GET url with the header set and reads it in the
@@ -153,18 +154,30 @@ func openStream(t *testing.T, url, header, value string) *stream {
 	s := &stream{res: res, ended: make(chan struct{})}
 	go func() {
 		_, _ = io.Copy(io.Discard, res.Body)
+		s.endedAt = time.Now()
 		close(s.ended)
 	}()
 	return s
 }
 
 // wantEndWithin fails the test unless the stream ends within d of since.
+// It judges by when the stream ended, not by when it is asked: a caller
+// may ask after since+d has passed (other changes made first), and the
+// stream may have ended in time meanwhile.
 func (s *stream) wantEndWithin(t *testing.T, since time.Time, d time.Duration, what string) {
 	t.Helper()
 	select {
 	case <-s.ended:
-		t.Logf("the stream ended %s after %s", time.Since(since).Round(time.Millisecond), what)
 	case <-time.After(time.Until(since.Add(d))):
+	}
+	select {
+	case <-s.ended:
+		took := s.endedAt.Sub(since)
+		if took > d {
+			t.Fatalf("the stream ended %s after %s, over %s", took.Round(time.Millisecond), what, d)
+		}
+		t.Logf("the stream ended %s after %s", took.Round(time.Millisecond), what)
+	default:
 		t.Fatalf("the stream is still open %s after %s", d, what)
 	}
 }
