@@ -11,20 +11,24 @@ package main
 //
 // The browser tests run when PETSTORE_TEST_CHROMIUM names the browser
 // (/usr/bin/chromium) or in CI (CI=true), as the PostgreSQL and Redis tests
-// run when their variables are set: they take five of make test's minutes,
-// so a plain make test skips them with a message. In CI a missing browser
-// fails them.
+// run when their variables are set: they take about two of make test's
+// minutes, so a plain make test skips them with a message. In CI a missing
+// browser fails them. make test runs them without -race, by name (the
+// Makefile's BROWSERS): a test that starts a browser is named *Browser*,
+// and every such test lives in this package (TestBrowserTestsLiveHere).
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +39,48 @@ import (
 	"petstore/db/dbtest"
 	"petstore/web"
 )
+
+// TestBrowserTestsLiveHere fails if a package other than this one has a
+// test named *Browser*: make test's pass under -race skips such tests in
+// every package, and its pass without -race runs them in this one only, so
+// one elsewhere would run in neither.
+func TestBrowserTestsLiveHere(t *testing.T) {
+	t.Parallel()
+	named := regexp.MustCompile(`(?m)^func (Test\w*Browser\w*)\(`)
+	here, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	err = filepath.WalkDir(filepath.Join(here, "..", ".."), func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "var"):
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(path, "_test.go"):
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range named.FindAllSubmatch(src, -1) {
+			if filepath.Dir(path) == here {
+				seen++
+			} else {
+				t.Errorf("%s in %s: make test runs the *Browser* tests of cmd/petstore only", m[1], path)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen < 30 {
+		t.Errorf("found %d *Browser* tests in cmd/petstore; want the thirty-odd there are", seen)
+	}
+}
 
 // ChromiumEnv names the variable that points the tests at another browser.
 const ChromiumEnv = "PETSTORE_TEST_CHROMIUM"
